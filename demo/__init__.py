@@ -1,0 +1,72 @@
+"""idempotency-demo: an interactive lab that teaches idempotency keys.
+
+:func:`create_app` is the application factory; ``python -m demo`` serves it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+
+from .lab import Lab, LabRegistry, Settings
+
+__all__ = ["create_app"]
+
+
+def _resources() -> Path:
+    """Where ``templates/`` and ``static/`` are: the package (wheel) or the project root."""
+    here = Path(__file__).resolve().parent
+    return here if (here / "templates").is_dir() else here.parent
+
+
+def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
+    """Create the lab's Flask app.
+
+    :param test_config: settings that override the defaults below, e.g.
+        ``{"DEFAULT_LATENCY_MS": 0}`` in tests.
+    """
+    root = _resources()
+    app = Flask(
+        __name__, template_folder=str(root / "templates"), static_folder=str(root / "static")
+    )
+    app.config.from_mapping(
+        MAX_CONTENT_LENGTH=16 * 1024,  # bytes; a charge body is under 200
+        LAB_MAX=200,  # labs at once; the least recently used is evicted past it
+        LAB_IDLE_S=2 * 3600,  # a lab unused this long expires
+        LAB_MAX_LOG=200,  # requests kept per lab (ring buffer)
+        LAB_MAX_RECORDS=1000,  # idempotency records per lab
+        LAB_MAX_LEDGER=500,  # charges kept per lab (ring buffer)
+        DEFAULT_LATENCY_MS=300,  # gateway latency of a new lab, ms
+        DEFAULT_TTL_S=24 * 3600,  # record TTL of a new lab, s
+        POLL_S=2,  # how often an open page refreshes its panels, s
+    )
+    if test_config is not None:
+        app.config.from_mapping(test_config)
+
+    cfg = app.config
+
+    def make_lab(lab_id: str) -> Lab:
+        settings = Settings(
+            gateway_latency_ms=cfg["DEFAULT_LATENCY_MS"], ttl_s=cfg["DEFAULT_TTL_S"]
+        )
+        return Lab(
+            lab_id,
+            settings=settings,
+            max_log=cfg["LAB_MAX_LOG"],
+            max_records=cfg["LAB_MAX_RECORDS"],
+            max_ledger=cfg["LAB_MAX_LEDGER"],
+        )
+
+    app.extensions["labs"] = LabRegistry(
+        max_labs=cfg["LAB_MAX"], idle_s=cfg["LAB_IDLE_S"], make_lab=make_lab
+    )
+
+    from .web import api, errors, pages
+
+    errors.register(app)
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(api.bp)
+    return app

@@ -1,0 +1,61 @@
+"""``python -m demo`` (or ``idempotency-demo``): serve the lab on a threaded server.
+
+Each request gets its own thread, so two requests really run at once: that is what
+lets the double charge happen with the lock off.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import sys
+from collections.abc import Sequence
+
+from werkzeug.serving import make_server
+
+from . import create_app
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse ``--host`` and ``--port``, print the URL, and serve until Ctrl-C."""
+    parser = argparse.ArgumentParser(prog="idempotency-demo", description=__doc__)
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=5000, help="port to listen on (default 5000)")
+    args = parser.parse_args(argv)
+
+    app = create_app()
+    try:
+        server = make_server(args.host, args.port, app, threaded=True)
+    except OSError as exc:
+        print(f"Cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    if not _is_loopback(args.host):
+        print(
+            f"Warning: bound to {args.host}, so the lab is reachable from the network, "
+            "by anyone who can reach this machine.",
+            file=sys.stderr,
+        )
+    shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
+    if ":" in shown:
+        shown = f"[{shown}]"
+    print(f"Idempotency lab running on http://{shown}:{server.port}/  (Ctrl-C to stop)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

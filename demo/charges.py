@@ -1,0 +1,147 @@
+"""The charge endpoint's input rules: the request body and the ``Idempotency-Key`` header.
+
+Validation comes first and stores nothing, so a corrected retry with the same key goes
+through. Errors are :class:`~demo.problems.Problem` with status 400 (unreadable) or
+422 (readable, but not a valid charge).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .problems import Problem
+
+MAX_AMOUNT = 10**15
+"""The largest amount accepted, in minor units."""
+
+MAX_KEY_LENGTH = 255
+"""Stripe's limit for an idempotency key."""
+
+ALLOWED_FIELDS = ("order_id", "amount", "currency")
+_CURRENCY = re.compile(r"[A-Z]{3}")
+_PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]+")
+_SF_STRING = re.compile(r'"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"')
+
+
+@dataclass(frozen=True)
+class ChargeRequest:
+    """A valid charge request.
+
+    :param amount: a positive integer in minor currency units, at most 10**15.
+    :param currency: ISO 4217 code, upper case; ``"VND"`` when left out.
+    """
+
+    order_id: str
+    amount: int
+    currency: str = "VND"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The canonical body, defaults filled in: what the fingerprint covers."""
+        return {"order_id": self.order_id, "amount": self.amount, "currency": self.currency}
+
+
+def parse_charge(body: bytes) -> ChargeRequest:
+    """Parse and validate a JSON charge body, e.g. ``{"order_id": "42", "amount": 100000}``.
+
+    Number rule: ``amount`` must be a JSON integer. ``100000.0`` is refused with 422
+    rather than read as ``100000``; ``true`` is not 1.
+
+    :raises Problem: 400 when the body is not JSON (or repeats a member), 422 when it is
+        JSON but not a valid charge; ``errors`` lists each field's problem.
+    """
+    try:
+        value = json.loads(body, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:
+        # ValueError covers bad JSON, bad UTF-8, repeated members and NaN/Infinity.
+        raise Problem(
+            400, "malformed-json", "Malformed JSON", f"The body is not valid JSON: {exc}."
+        ) from None
+    if not isinstance(value, dict):
+        raise _invalid({"body": "must be a JSON object"})
+
+    errors: dict[str, str] = {}
+    for name in value:
+        if name not in ALLOWED_FIELDS:
+            errors[str(name)] = "unknown field"
+
+    order_id = value.get("order_id")
+    if not isinstance(order_id, str) or not 1 <= len(order_id) <= 64:
+        errors["order_id"] = "must be a string of 1-64 characters"
+    elif not order_id.isprintable() or order_id.strip() != order_id:
+        errors["order_id"] = "must be printable, without leading or trailing spaces"
+
+    amount = value.get("amount")
+    if isinstance(amount, bool) or not isinstance(amount, int):
+        errors["amount"] = 'must be an integer in minor units (100000, not 100000.0 or "100000")'
+    elif not 1 <= amount <= MAX_AMOUNT:
+        errors["amount"] = f"must be between 1 and {MAX_AMOUNT}"
+
+    currency = value.get("currency", "VND")
+    if not isinstance(currency, str) or not _CURRENCY.fullmatch(currency):
+        errors["currency"] = "must be a 3-letter upper-case code such as VND"
+
+    if errors:
+        raise _invalid(errors)
+    assert isinstance(order_id, str) and isinstance(amount, int)  # checked above
+    return ChargeRequest(order_id=order_id, amount=amount, currency=currency)
+
+
+def parse_idempotency_key(values: list[str]) -> str | None:
+    """The key from the ``Idempotency-Key`` header values, or ``None`` when there is none.
+
+    A key is 1-255 printable ASCII characters, without a comma when sent bare: HTTP
+    joins repeated headers with commas, so a bare comma cannot be told from two
+    headers (quote the key to include one). The IETF draft sends it as a
+    structured-field string (``"abc"``) and Stripe sends it bare (``abc``); both name
+    the same key ``abc``, so a client of either style gets the same record.
+
+    :raises Problem: 400 when the header is repeated, empty, too long, or holds
+        control or non-ASCII characters.
+    """
+    if not values:
+        return None
+    if len(values) > 1:
+        raise _bad_key("Send one Idempotency-Key header, not several.")
+    raw = values[0]
+    quoted = _SF_STRING.fullmatch(raw)
+    if not quoted and "," in raw:
+        raise _bad_key(
+            "Send one Idempotency-Key header; a bare key may not hold a comma (quote it)."
+        )
+    key = re.sub(r"\\(.)", r"\1", quoted.group(1)) if quoted else raw
+    if not key.strip():
+        raise _bad_key("The Idempotency-Key header is empty.")
+    if len(key) > MAX_KEY_LENGTH:
+        raise _bad_key(
+            f"The key is {len(key)} characters long; at most {MAX_KEY_LENGTH} are allowed."
+        )
+    if not _PRINTABLE_ASCII.fullmatch(key):
+        raise _bad_key(
+            "The key may hold printable ASCII characters only (no control or non-ASCII characters)."
+        )
+    return key
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    names = [name for name, _ in pairs]
+    if len(set(names)) != len(names):
+        raise ValueError("a member name is repeated")
+    return dict(pairs)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _invalid(errors: dict[str, str]) -> Problem:
+    fields = ", ".join(f"{name} {why}" for name, why in errors.items())
+    return Problem(
+        422, "invalid-charge", "Invalid charge request", f"Fix the body: {fields}.", errors=errors
+    )
+
+
+def _bad_key(detail: str) -> Problem:
+    return Problem(400, "bad-idempotency-key", "Bad Idempotency-Key header", detail)

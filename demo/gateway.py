@@ -1,0 +1,124 @@
+"""The fake payment gateway: the side effect the lab protects, and its ledger.
+
+Every call to :meth:`FakeGateway.charge` moves money: it appends a :class:`Charge` to
+the ledger. The gateway knows nothing of idempotency keys beyond writing them down,
+so a request that reaches it twice charges twice.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from .idempotency import Clock
+
+MAX_LATENCY_MS = 3000
+
+
+class GatewayError(Exception):
+    """The gateway failed before charging (a transport failure): nothing was charged."""
+
+
+@dataclass(frozen=True)
+class Charge:
+    """One entry of the ledger: money moved once.
+
+    :param amount: in minor currency units (VND has none smaller than the đồng).
+    :param created_at: seconds on the gateway's clock.
+    :param idempotency_key: the key the request carried, ``None`` for a keyless request.
+    """
+
+    id: str
+    idempotency_key: str | None
+    order_id: str
+    amount: int
+    currency: str
+    created_at: float
+
+
+class FakeGateway:
+    """Charges after ``latency_ms`` and records every charge in a bounded ledger.
+
+    :param latency_ms: how long a charge takes, 0–3000 ms; the width of the race window.
+    :param max_ledger: the ledger is a ring buffer of this many charges.
+    :param clock: seconds, for ``Charge.created_at``.
+    :param sleep: ``time.sleep`` by default; tests may pass their own.
+    """
+
+    def __init__(
+        self,
+        *,
+        latency_ms: int = 300,
+        max_ledger: int = 500,
+        clock: Clock = time.time,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.latency_ms = latency_ms
+        self.clock = clock
+        self._sleep = sleep
+        self._ledger: deque[Charge] = deque(maxlen=max_ledger)
+        self._count = 0
+        self._lock = threading.Lock()  # guards the ledger, not the latency
+
+    def charge(
+        self, *, order_id: str, amount: int, currency: str, idempotency_key: str | None
+    ) -> Charge:
+        """Take the money: wait ``latency_ms``, then append a charge to the ledger.
+
+        Concurrent calls really overlap: the wait holds no lock.
+        """
+        if self.latency_ms > 0:
+            self._sleep(self.latency_ms / 1000)
+        with self._lock:
+            self._count += 1
+            charge = Charge(
+                id=f"ch_{self._count:04d}",
+                idempotency_key=idempotency_key,
+                order_id=order_id,
+                amount=amount,
+                currency=currency,
+                created_at=self.clock(),
+            )
+            self._ledger.append(charge)
+        return charge
+
+    def ledger(self) -> list[Charge]:
+        """The charges, oldest first (at most ``max_ledger`` of them)."""
+        with self._lock:
+            return list(self._ledger)
+
+    def clear(self) -> None:
+        """Empty the ledger; charge ids start again from ``ch_0001``."""
+        with self._lock:
+            self._ledger.clear()
+            self._count = 0
+
+
+@dataclass(frozen=True)
+class LedgerSummary:
+    """``charged`` charges for ``intended`` orders; ``doubled``: orders charged more than once."""
+
+    charged: int
+    intended: int
+    doubled: frozenset[str]
+
+    @property
+    def extra(self) -> int:
+        """Charges beyond one per order: the money taken twice."""
+        return self.charged - self.intended
+
+
+def summarise(charges: Iterable[Charge]) -> LedgerSummary:
+    """Count charges against intents. One order is one intent: it is paid once.
+
+    A second charge for the same order is a double charge, whichever key it carried.
+    """
+    per_order = Counter(c.order_id for c in charges)
+    return LedgerSummary(
+        charged=sum(per_order.values()),
+        intended=len(per_order),
+        doubled=frozenset(o for o, n in per_order.items() if n > 1),
+    )

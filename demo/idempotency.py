@@ -1,0 +1,373 @@
+"""The lesson itself: the idempotency store, the request fingerprint, and the
+idempotent execution of a charge.
+
+One idempotency key stands for one intent. However many attempts carry it, the
+charge runs once:
+
+- key seen for the first time: charge, then store key → (fingerprint, response);
+- same key, same fingerprint: replay the stored response, charge nothing;
+- same key, another fingerprint: 409 Conflict, charge nothing;
+- concurrent duplicates: a per-key lock makes the second one wait, then replay.
+  Without the lock both find no record and both charge: a TOCTOU race.
+
+Plain Python, no web framework. Every step boundary calls ``trace(step, **detail)``;
+the lab records those calls as the request's timeline.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any, Literal, Protocol
+
+from .problems import Problem, canonical_json
+
+Clock = Callable[[], float]
+"""A clock in seconds (``time.time`` by default); tests and the lab inject their own."""
+
+
+class Trace(Protocol):
+    """The hook called at every step boundary, e.g. ``trace("lookup", hit=False)``."""
+
+    def __call__(self, step: str, /, **detail: Any) -> None: ...
+
+
+def no_trace(step: str, /, **detail: Any) -> None:
+    """A trace that records nothing."""
+
+
+# ---------------------------------------------------------------------------
+# Fingerprint
+# ---------------------------------------------------------------------------
+
+
+def fingerprint(method: str, path: str, body: Mapping[str, Any]) -> str:
+    """SHA-256 (hex, 64 chars) of the method, the path and the canonical JSON of ``body``.
+
+    ``body`` must be the *validated* body: the canonical JSON sorts keys and drops
+    insignificant whitespace, so reordered keys or extra spaces are the same request.
+    Numbers are whatever validation left: amounts are integers in minor units, and
+    validation rejects ``100000.0`` (422) rather than guessing that it means ``100000``.
+    """
+    canonical = canonical_json(dict(body))
+    return hashlib.sha256(
+        method.upper().encode() + b" " + path.encode() + b"\n" + canonical
+    ).hexdigest()
+
+
+# ---------------------------------------------------------------------------
+# Responses and records
+# ---------------------------------------------------------------------------
+
+REPLAYED_HEADER = ("Idempotent-Replayed", "true")
+"""Marks a replayed response (Stripe: ``Idempotent-Replayed: true``)."""
+
+STORED_HEADERS = frozenset({"content-type", "location"})
+"""Headers worth replaying. Never ``Set-Cookie`` or credentials: a replay must not hand
+the first caller's session to the second."""
+
+
+@dataclass(frozen=True)
+class Response:
+    """A business response: HTTP status, body bytes, headers as ``(name, value)`` pairs."""
+
+    status: int
+    body: bytes
+    headers: tuple[tuple[str, str], ...] = ()
+
+    def header(self, name: str) -> str | None:
+        """The first value of header ``name`` (case-insensitive), or ``None``."""
+        return next((v for k, v in self.headers if k.lower() == name.lower()), None)
+
+    @classmethod
+    def of_problem(cls, problem: Problem, *headers: tuple[str, str]) -> Response:
+        """The ``application/problem+json`` response for ``problem``."""
+        return cls(
+            problem.status, problem.body(), (("Content-Type", "application/problem+json"), *headers)
+        )
+
+
+class State(str, Enum):
+    """A record's state: reserved while its charge runs, completed once its response is stored."""
+
+    IN_PROGRESS = "in_progress"
+    COMPLETED = "completed"
+
+
+@dataclass(frozen=True)
+class Record:
+    """What the store keeps for one key.
+
+    Times are in seconds on the store's clock. ``response`` is ``None`` while in progress.
+    """
+
+    key: str
+    fingerprint: str
+    state: State
+    created_at: float
+    expires_at: float
+    response: Response | None = None
+
+
+# ---------------------------------------------------------------------------
+# The store
+# ---------------------------------------------------------------------------
+
+
+class KeyBusy(Exception):
+    """The per-key lock was not acquired within the timeout."""
+
+
+class _KeyLock:
+    """A per-key lock and the number of requests holding or waiting for it."""
+
+    __slots__ = ("lock", "users")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.users = 0
+
+
+class IdempotencyStore:
+    """In-memory map of idempotency key → :class:`Record`, with one lock per key.
+
+    :param ttl_s: how long a record is kept, in seconds (Stripe keeps keys at least 24 h).
+        Expiry is checked on read: an expired key is a new intent.
+    :param max_records: a cap on completed records; past it the oldest is evicted, so a
+        very late retry of that key would charge again.
+    :param clock: seconds, ``time.time`` by default.
+    """
+
+    def __init__(
+        self, *, ttl_s: float = 24 * 3600, max_records: int = 1000, clock: Clock = time.time
+    ) -> None:
+        self.ttl_s = ttl_s
+        self.max_records = max_records
+        self._clock = clock
+        self._records: OrderedDict[str, Record] = OrderedDict()
+        self._locks: dict[str, _KeyLock] = {}
+        self._guard = threading.Lock()  # guards the two dicts only, never held while charging
+
+    def now(self) -> float:
+        """The store's clock, in seconds."""
+        return self._clock()
+
+    def get(self, key: str) -> Record | None:
+        """The live record for ``key``, or ``None`` (an expired record is dropped here)."""
+        with self._guard:
+            record = self._records.get(key)
+            if record is not None and self.now() >= record.expires_at:
+                del self._records[key]
+                return None
+            return record
+
+    def reserve(self, key: str, fingerprint: str) -> Record:
+        """Save an in-progress record, so others see the key is taken and by which body."""
+        now = self.now()
+        return self._put(Record(key, fingerprint, State.IN_PROGRESS, now, now + self.ttl_s))
+
+    def complete(self, key: str, fingerprint: str, response: Response) -> Record:
+        """Save the completed record with the response to replay (stored headers only)."""
+        now = self.now()
+        kept = tuple((k, v) for k, v in response.headers if k.lower() in STORED_HEADERS)
+        record = Record(
+            key,
+            fingerprint,
+            State.COMPLETED,
+            now,
+            now + self.ttl_s,
+            replace(response, headers=kept),
+        )
+        return self._put(record)
+
+    def release(self, key: str) -> bool:
+        """Drop the key's *in-progress* record, so a retry runs again; True if one was dropped.
+
+        A completed record is left alone: it may be a concurrent duplicate's result.
+        """
+        with self._guard:
+            record = self._records.get(key)
+            if record is not None and record.state is State.IN_PROGRESS:
+                del self._records[key]
+                return True
+            return False
+
+    @contextmanager
+    def lock(self, key: str, timeout_s: float = 30.0) -> Iterator[None]:
+        """Hold the lock of ``key`` (one per key, never one for all keys).
+
+        The lock object exists only while someone holds or waits for it.
+
+        :raises KeyBusy: not acquired within ``timeout_s`` seconds.
+        """
+        with self._guard:
+            entry = self._locks.setdefault(key, _KeyLock())
+            entry.users += 1
+        try:
+            if not entry.lock.acquire(timeout=timeout_s):
+                raise KeyBusy(key)
+            try:
+                yield
+            finally:
+                entry.lock.release()
+        finally:
+            with self._guard:
+                entry.users -= 1
+                if entry.users == 0:
+                    del self._locks[key]
+
+    def records(self) -> list[Record]:
+        """A snapshot of the live records, oldest first."""
+        now = self.now()
+        with self._guard:
+            return [r for r in self._records.values() if now < r.expires_at]
+
+    def lock_count(self) -> int:
+        """How many per-key lock objects exist now (0 when nothing is in flight)."""
+        with self._guard:
+            return len(self._locks)
+
+    def clear(self) -> None:
+        """Forget every record (locks in use stay with their holders)."""
+        with self._guard:
+            self._records.clear()
+
+    def _put(self, record: Record) -> Record:
+        with self._guard:
+            self._records.pop(record.key, None)
+            self._records[record.key] = record
+            self._evict()
+            return record
+
+    def _evict(self) -> None:
+        # Expired records go first, then the oldest completed ones; in-progress records stay.
+        if len(self._records) <= self.max_records:
+            return
+        now = self.now()
+        for key in [k for k, r in self._records.items() if now >= r.expires_at]:
+            del self._records[key]
+        for key in [k for k, r in self._records.items() if r.state is State.COMPLETED]:
+            if len(self._records) <= self.max_records:
+                break
+            del self._records[key]
+
+
+# ---------------------------------------------------------------------------
+# Idempotent execution
+# ---------------------------------------------------------------------------
+
+Outcome = Literal["charged", "replayed", "conflict"]
+
+
+@dataclass(frozen=True)
+class Execution:
+    """What :func:`execute` did: ``outcome`` and the ``response`` to send."""
+
+    outcome: Outcome
+    response: Response
+    record: Record | None = field(default=None, compare=False)
+
+
+def execute(
+    store: IdempotencyStore,
+    key: str,
+    request_fingerprint: str,
+    charge: Callable[[], Response],
+    *,
+    lock: bool = True,
+    trace: Trace = no_trace,
+) -> Execution:
+    """Run ``charge`` at most once per ``key``; replay or refuse every other attempt.
+
+    The body has already been validated (invalid bodies are never stored).
+
+    :param charge: the side effect; returns the business response to store and replay.
+    :param lock: take the per-key lock around look-again, charge and save. ``False`` runs
+        the same check-then-act without it, so concurrent duplicates both charge (TOCTOU).
+    :returns: ``charged`` (the response of ``charge``), ``replayed`` (the stored response,
+        byte-identical, plus ``Idempotent-Replayed: true``) or ``conflict`` (409
+        problem+json: the key was first used with another body).
+    :raises Exception: whatever ``charge`` raised, after releasing the key, so no key is
+        left in progress and a retry runs again.
+    :raises KeyBusy: the per-key lock was not acquired in time.
+    """
+    # 1. Look up the key.
+    record = store.get(key)
+    trace("lookup", hit=record is not None, state=record.state.value if record else None)
+    answer = _answer_from(record, key, request_fingerprint, trace)
+    if answer is not None:
+        return answer
+
+    if not lock:
+        # 2a. No lock: check, then act. A duplicate that looks the key up before we save
+        # it below also finds nothing, and charges again. That gap is the TOCTOU race.
+        return _charge_and_save(store, key, request_fingerprint, charge, trace)
+
+    # 2b. The per-key lock: one attempt per key at a time; other keys never wait.
+    waiting_since = time.perf_counter()
+    with store.lock(key):
+        trace("lock acquire", waited_ms=round((time.perf_counter() - waiting_since) * 1000, 1))
+        # Look again: a duplicate may have finished while we waited for the lock.
+        record = store.get(key)
+        trace("lookup", hit=record is not None, again=True)
+        answer = _answer_from(record, key, request_fingerprint, trace)
+        if answer is not None:
+            return answer
+        # Reserve, so a request with another body gets its 409 without waiting.
+        store.reserve(key, request_fingerprint)
+        trace("reserve")
+        return _charge_and_save(store, key, request_fingerprint, charge, trace)
+
+
+def _answer_from(
+    record: Record | None, key: str, request_fingerprint: str, trace: Trace
+) -> Execution | None:
+    """Replay or refuse from an existing record; ``None`` means "go on and charge"."""
+    if record is None:
+        return None
+    same_body = record.fingerprint == request_fingerprint
+    trace("fingerprint check", match=same_body)
+    if not same_body:
+        # Checked before any lock, so the 409 comes even while the first one runs.
+        problem = Problem(
+            409,
+            "key-mismatch",
+            "Idempotency key reused with another request",
+            f"The key {key!r} was first used with a different request body. "
+            "A new intent needs a new key.",
+            first_fingerprint=record.fingerprint[:12],
+            this_fingerprint=request_fingerprint[:12],
+        )
+        return Execution("conflict", Response.of_problem(problem), record)
+    if record.state is State.COMPLETED and record.response is not None:
+        stored = record.response
+        return Execution(
+            "replayed", replace(stored, headers=(*stored.headers, REPLAYED_HEADER)), record
+        )
+    return None  # in progress with the same body: wait for the lock, then look again
+
+
+def _charge_and_save(
+    store: IdempotencyStore,
+    key: str,
+    request_fingerprint: str,
+    charge: Callable[[], Response],
+    trace: Trace,
+) -> Execution:
+    started = time.perf_counter()
+    try:
+        response = charge()
+    except BaseException:
+        store.release(key)  # never leave the key stuck in progress
+        trace("release")
+        raise
+    trace("gateway charge", ms=round((time.perf_counter() - started) * 1000, 1))
+    record = store.complete(key, request_fingerprint, response)
+    trace("record save")
+    return Execution("charged", response, record)

@@ -1,0 +1,95 @@
+"""The JSON API of a lab: ``/lab/<lab_id>/api/…``. Views translate HTTP to and from the
+core; an htmx request gets the page's fragments instead of JSON (``Vary: HX-Request``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Blueprint, Response, g, jsonify, request
+
+from ..idempotency import Response as CoreResponse
+from ..problems import Problem
+from . import is_htmx, labs, pages
+
+bp = Blueprint("api", __name__, url_prefix="/lab/<lab_id>/api")
+
+JSON_TYPES = ("application/json", "application/merge-patch+json")
+
+
+@bp.url_value_preprocessor
+def _load_lab(endpoint: str | None, values: dict[str, Any] | None) -> None:
+    g.lab = labs().get((values or {}).pop("lab_id", ""))
+
+
+@bp.after_request
+def _vary(response: Response) -> Response:
+    response.vary.add("HX-Request")
+    return response
+
+
+@bp.post("/charges")
+def create_charge() -> Response:
+    """Charge once per ``Idempotency-Key``: 201, replay, 400/409/413/415/422 or 502."""
+    body = _json_body()
+    result, entry = g.lab.create_charge(
+        request.headers.getlist("Idempotency-Key"),
+        body,
+        action=request.headers.get("X-Lab-Action", "API"),
+    )
+    if is_htmx():
+        return pages.panels_response(g.lab, focus=entry, status=result.status)
+    return _to_flask(result)
+
+
+@bp.get("/state")
+def state() -> Response:
+    """The lab's settings, charges, records and request log as JSON."""
+    return jsonify(g.lab.state())
+
+
+@bp.patch("/settings")
+def update_settings() -> Response:
+    """Change settings, e.g. ``{"lock": false}``: 200 with the settings, or 4xx."""
+    changes = _parse_json(_json_body())
+    settings = g.lab.update_settings(changes)
+    if is_htmx():
+        return pages.settings_response(g.lab)
+    return jsonify(settings.as_dict())
+
+
+@bp.post("/reset")
+def reset() -> Response:
+    """Empty the store, ledger and log (settings stay): 200 with the new state."""
+    g.lab.reset()
+    if is_htmx():
+        return pages.panels_response(g.lab)
+    return jsonify(g.lab.state())
+
+
+def _json_body() -> bytes:
+    """The raw body, once its media type is JSON; 413 past ``MAX_CONTENT_LENGTH``."""
+    if request.mimetype not in JSON_TYPES:
+        raise Problem(
+            415,
+            "unsupported-media-type",
+            "Unsupported Media Type",
+            f"Send the body as application/json, not {request.mimetype or 'no Content-Type'}.",
+        )
+    return request.get_data(cache=False)
+
+
+def _parse_json(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):
+        raise Problem(
+            400, "malformed-json", "Malformed JSON", "The body is not valid JSON."
+        ) from None
+
+
+def _to_flask(result: CoreResponse) -> Response:
+    response = Response(result.body, result.status)
+    for name, value in result.headers:
+        response.headers[name] = value
+    return response

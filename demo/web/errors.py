@@ -1,0 +1,80 @@
+"""Every error leaves as ``application/problem+json`` (RFC 9457): never a 500 page or a
+traceback. htmx requests also get ``HX-Reswap: none`` and an ``HX-Trigger`` event, so the
+page shows the problem without swapping JSON into a panel."""
+
+from __future__ import annotations
+
+import json
+
+from flask import Flask, Response, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from ..problems import PROBLEM_JSON, Problem
+from . import is_htmx
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+
+_SLUGS = {
+    400: "bad-request",
+    404: "not-found",
+    405: "method-not-allowed",
+    413: "body-too-large",
+    415: "unsupported-media-type",
+}
+
+
+def register(app: Flask) -> None:
+    """Install the problem+json error handlers and the security headers on ``app``."""
+    app.register_error_handler(Problem, problem_response)
+    app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(Exception, _unexpected)
+    app.after_request(_security_headers)
+
+
+def problem_response(problem: Problem) -> Response:
+    """The response for ``problem``: problem+json, or an HTML page for a browser's navigation."""
+    if request.method == "GET" and not is_htmx() and _wants_html():
+        html = render_template("error.html", problem=problem.to_dict())
+        return Response(html, problem.status, mimetype="text/html")
+    response = Response(problem.body(), problem.status, mimetype=PROBLEM_JSON)
+    if is_htmx():
+        event = {"title": problem.title, "detail": problem.detail, "status": problem.status}
+        response.headers["HX-Reswap"] = "none"
+        response.headers["HX-Trigger"] = json.dumps({"lab-problem": event})
+    return response
+
+
+def _http_error(exc: HTTPException) -> Response:
+    code = exc.code or 500
+    detail = {
+        404: "There is nothing at this address.",
+        405: f"{request.method} is not allowed here.",
+        413: f"The body is larger than {request.max_content_length} bytes.",
+        415: "Send the body as application/json.",
+    }.get(code, exc.description or exc.name)
+    return problem_response(Problem(code, _SLUGS.get(code, "http-error"), exc.name, detail))
+
+
+def _unexpected(exc: Exception) -> Response:
+    # A bug of ours: log it here, and show the client no traceback.
+    from flask import current_app
+
+    current_app.logger.exception("unexpected error")
+    return problem_response(
+        Problem(500, "internal-error", "Internal error", "Something went wrong in the lab itself.")
+    )
+
+
+def _wants_html() -> bool:
+    best = request.accept_mimetypes.best_match(["application/json", PROBLEM_JSON, "text/html"])
+    return best == "text/html"
+
+
+def _security_headers(response: Response) -> Response:
+    response.headers.setdefault("Content-Security-Policy", CSP)
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    return response

@@ -1,0 +1,255 @@
+"""The HTML side: the lab page and the fragments htmx swaps into it.
+
+The page *includes* the same partials that htmx later swaps in, so one template serves
+both the first render and every update.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Blueprint, Response, redirect, render_template, request, url_for
+from werkzeug.wrappers import Response as BaseResponse
+
+from ..explain import explain
+from ..gateway import summarise
+from ..lab import Lab, LabRegistry, RequestEntry
+from . import labs
+
+bp = Blueprint("pages", __name__)
+
+TIMELINE_LANES = 8
+"""Requests shown on the timeline (the log keeps more; ``GET /api/state`` lists them)."""
+
+TABLE_ROWS = 6
+"""Newest rows shown in the store and ledger tables; the tally counts them all."""
+
+
+def intent_key(order_id: str) -> str:
+    """The idempotency key the page derives for paying ``order_id``: one intent, one key."""
+    return f"order-{order_id}-pay-v1"
+
+
+@bp.get("/")
+def index() -> BaseResponse:
+    """Redirect to a fresh lab with a random, unguessable id."""
+    return redirect(url_for("pages.lab_page", lab_id=LabRegistry.new_id()), 303)
+
+
+@bp.get("/lab/<lab_id>")
+def lab_page(lab_id: str) -> str:
+    """The lab: order form, buttons, switches, and the four panels."""
+    lab = labs().get(lab_id)
+    last = lab.latest_charge()
+    order_id = last.order_id if last else lab.new_order_id()
+    amount = last.amount if last else 100_000
+    return render_template(
+        "lab.html", form=_form(order_id, amount), poll_s=_poll_s(), **panels_context(lab)
+    )
+
+
+@bp.get("/lab/<lab_id>/panels")
+def panels(lab_id: str) -> BaseResponse:
+    """The four panels, for polling: 204 (nothing to swap) while ``since`` is current."""
+    lab = labs().get(lab_id)
+    if request.args.get("since") == str(lab.version):
+        return Response(status=204)
+    return panels_response(lab)
+
+
+@bp.post("/lab/<lab_id>/new-order")
+def new_order(lab_id: str) -> str:
+    """The order form for a new intent: the next unused order id, and so a new key."""
+    lab = labs().get(lab_id)
+    current = request.form.get("order_id", "")
+    amount = request.form.get("amount", "100000")
+    return render_template(
+        "_partials/order_form.html",
+        form=_form(lab.new_order_id(after=current), int(amount) if amount.isdigit() else 100_000),
+        lab=lab,
+    )
+
+
+@bp.app_template_filter("money")
+def money(amount: int, currency: str) -> str:
+    """``100000, "VND"`` → ``"100,000 VND"`` (amounts are in minor units)."""
+    return f"{amount:,} {currency}"
+
+
+@bp.app_template_filter("duration")
+def duration(seconds: float) -> str:
+    """``86400`` → ``"24 h 00 min"``; ``90`` → ``"1 min 30 s"``."""
+    return _duration(seconds)
+
+
+@bp.app_template_global("badge")
+def badge(entry: RequestEntry) -> str:
+    """The outcome badge's words: CHARGED, REPLAYED, 409 CONFLICT, ERROR or IN FLIGHT."""
+    if entry.outcome == "conflict":
+        return f"{entry.status} CONFLICT"
+    return {"charged": "CHARGED", "replayed": "REPLAYED", "in_flight": "IN FLIGHT"}.get(
+        entry.outcome, "ERROR"
+    )
+
+
+# -- rendering helpers used by the API views too ----------------------------------
+
+
+def panels_response(lab: Lab, *, focus: RequestEntry | None = None, status: int = 200) -> Response:
+    """The panels fragment with ``status`` (htmx swaps every status, see base.html)."""
+    html = render_template("_partials/panels.html", poll_s=_poll_s(), **panels_context(lab, focus))
+    response = Response(html, status, mimetype="text/html")
+    response.vary.add("HX-Request")
+    return response
+
+
+def settings_response(lab: Lab) -> Response:
+    """The settings fragment, plus the panels out of band (the explanation may change)."""
+    html = render_template(
+        "_partials/settings_changed.html", poll_s=_poll_s(), **panels_context(lab)
+    )
+    return Response(html, 200, mimetype="text/html")
+
+
+def panels_context(lab: Lab, focus: RequestEntry | None = None) -> dict[str, Any]:
+    """Everything the panels show, computed from the lab's real state.
+
+    ``version`` is read first: anything that changes later bumps it, so the page can
+    tell a stale render (a slower response of two) from a fresh one.
+    """
+    version = lab.version
+    entries = lab.requests()
+    charges = lab.gateway.ledger()
+    summary = summarise(charges)
+    now = lab.now()
+    records = lab.store.records()[::-1]
+    return {
+        "version": version,
+        "lab": lab,
+        "settings": lab.settings,
+        "explanation": explain(entries, summary, focus),
+        "clusters": timeline(entries[-TIMELINE_LANES:]),
+        "records": [
+            {"record": r, "expires_in": _duration(r.expires_at - now)} for r in records[:TABLE_ROWS]
+        ],
+        "more_records": max(len(records) - TABLE_ROWS, 0),
+        "charges": charges[::-1][:TABLE_ROWS],
+        "more_charges": max(len(charges) - TABLE_ROWS, 0),
+        "summary": summary,
+    }
+
+
+# -- the timeline's geometry -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A step on a lane: where it falls (0-1000 on the bar) and what it says."""
+
+    name: str
+    x: float
+    at_ms: float
+    text: str
+
+
+@dataclass(frozen=True)
+class Lane:
+    """One request on the timeline: its bar from ``x0`` to ``x1`` (0-1000) and its steps."""
+
+    entry: RequestEntry
+    x0: float
+    x1: float
+    start_ms: float
+    marks: tuple[Mark, ...]
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """Requests that overlapped in time, drawn on one shared axis of ``span_ms``."""
+
+    lanes: tuple[Lane, ...]
+    span_ms: float
+
+
+GAP_S = 0.05  # requests closer than this share an axis, so the overlap is visible
+
+
+def timeline(entries: Sequence[RequestEntry]) -> list[Cluster]:
+    """Group requests that overlap (or nearly) into clusters, newest cluster first."""
+    now = time.perf_counter()
+    groups: list[list[RequestEntry]] = []
+    group_end = float("-inf")
+    for entry in sorted(entries, key=lambda e: e.started):
+        end = entry.finished or now
+        if not groups or entry.started > group_end + GAP_S:
+            groups.append([])
+            group_end = end
+        groups[-1].append(entry)
+        group_end = max(group_end, end)
+    return [_cluster(group, now) for group in reversed(groups)]
+
+
+def _cluster(group: list[RequestEntry], now: float) -> Cluster:
+    origin = group[0].started
+    span_ms = max(max((e.finished or now) - origin for e in group) * 1000, 1.0)
+
+    def x(ms: float) -> float:
+        return round(min(ms / span_ms, 1.0) * 1000, 1)
+
+    lanes = []
+    for entry in group:
+        start_ms = (entry.started - origin) * 1000
+        end_ms = ((entry.finished or now) - origin) * 1000
+        marks = tuple(
+            Mark(s.name, x(start_ms + s.at_ms), start_ms + s.at_ms, _step_text(s.name, s.detail))
+            for s in entry.steps
+            if _step_text(s.name, s.detail)
+        )
+        lanes.append(Lane(entry, x(start_ms), max(x(end_ms), x(start_ms) + 4), start_ms, marks))
+    return Cluster(tuple(lanes), span_ms)
+
+
+def _step_text(name: str, detail: dict[str, Any] | Any) -> str:
+    """The words a step shows on the timeline; empty for steps not worth a label."""
+    if name == "lookup":
+        where = "look again" if detail.get("again") else "lookup"
+        if not detail.get("hit"):
+            return f"{where}: miss"
+        state = detail.get("state") or "found"
+        return f"{where}: hit ({str(state).replace('_', ' ')})"
+    if name == "fingerprint check":
+        return "fingerprint: same" if detail.get("match") else "fingerprint: DIFFERENT"
+    if name == "lock acquire":
+        waited = float(detail.get("waited_ms", 0))
+        return f"lock: waited {waited:.0f} ms" if waited >= 1 else "lock: acquired"
+    if name == "gateway charge":
+        return f"gateway charge ({float(detail.get('ms', 0)):.0f} ms)"
+    if name == "validate":
+        return "" if detail.get("ok") else "invalid"
+    return {
+        "no key": "no key: unprotected",
+        "reserve": "reserve (in progress)",
+        "record save": "record saved",
+        "release": "key released",
+    }.get(name, "")
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(int(seconds), 0)
+    hours, rest = divmod(seconds, 3600)
+    if hours:
+        return f"{hours} h {rest // 60:02d} min"
+    return f"{rest // 60} min {rest % 60:02d} s"
+
+
+def _form(order_id: str, amount: int) -> dict[str, Any]:
+    return {"order_id": order_id, "amount": amount, "currency": "VND", "key": intent_key(order_id)}
+
+
+def _poll_s() -> int:
+    from flask import current_app
+
+    return int(current_app.config["POLL_S"])

@@ -1,0 +1,88 @@
+"""Browser tests: a live server in a thread of this process (so tests can read the
+in-memory labs), and headless Chromium driven by pytest-playwright.
+
+Which Chromium: ``$DEMO_CHROMIUM`` if set; else the one ``playwright install`` put on
+this machine; else a system Chromium (``/usr/bin/chromium``). With none of them the
+tests fail rather than skip.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from werkzeug.serving import make_server
+
+from demo import create_app
+from demo.lab import Lab, LabRegistry
+
+SYSTEM_CHROMIUMS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/snap/bin/chromium")
+
+
+def _chromium(bundled: str) -> str | None:
+    if os.environ.get("DEMO_CHROMIUM"):
+        return os.environ["DEMO_CHROMIUM"]
+    if Path(bundled).exists():
+        return None  # playwright's own
+    for candidate in (*SYSTEM_CHROMIUMS, shutil.which("chromium") or ""):
+        if candidate and Path(candidate).exists():
+            return candidate
+    return None
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(
+    browser_type_launch_args: dict[str, Any], playwright: Any
+) -> dict[str, Any]:
+    path = _chromium(playwright.chromium.executable_path)
+    args = dict(browser_type_launch_args)
+    if path:
+        args["executable_path"] = path
+        # A closed network: keep Chromium from calling home at start-up.
+        args["args"] = [
+            *args.get("args", []),
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+        ]
+    return args
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]:
+    # The projector size the lab is designed for.
+    return {**browser_context_args, "viewport": {"width": 1280, "height": 720}}
+
+
+class LiveServer:
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+        self._server = make_server("127.0.0.1", 0, app, threaded=True)
+        self.url = f"http://127.0.0.1:{self._server.port}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def lab(self, lab_id: str) -> Lab:
+        registry: LabRegistry = self.app.extensions["labs"]
+        return registry.get(lab_id)
+
+    def __enter__(self) -> LiveServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._thread.join(5)
+
+
+@pytest.fixture(scope="session")
+def live_server() -> Iterator[LiveServer]:
+    # The default gateway latency (300 ms): the race window the demo relies on.
+    with LiveServer(create_app({"TESTING": True})) as server:
+        yield server

@@ -1,0 +1,144 @@
+"""The lab in a real browser: real clicks, real concurrent HTTP requests, real threads."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, Request, expect
+
+from demo.lab import Lab
+
+pytestmark = pytest.mark.e2e
+
+# The browser reports every 4xx answer in the console; these are the lesson, not bugs.
+EXPECTED = re.compile(r"Failed to load resource: the server responded with a status of 409")
+
+
+@dataclass
+class LabPage:
+    page: Page
+    lab: Lab
+    errors: list[str]
+    charge_requests: list[Request] = field(default_factory=list)
+
+    def click(self, name: str) -> None:
+        self.page.get_by_role("button", name=name, exact=True).click()
+
+    def headline(self):  # type: ignore[no-untyped-def]
+        return self.page.locator("#explain .headline")
+
+    def set_lock(self, on: bool) -> None:
+        switch = self.page.get_by_role("switch", name="Lock")
+        if switch.is_checked() != on:
+            switch.click()
+        expect(self.page.locator("#explain .mode")).to_contain_text(
+            f"Lock is {'ON' if on else 'OFF'}"
+        )
+        assert self.lab.settings.lock is on
+
+    def new_order(self) -> str:
+        before = self.page.locator("#order-id").input_value()
+        self.click("New order")
+        expect(self.page.locator("#order-id")).not_to_have_value(before)
+        return self.page.locator("#idempotency-key").input_value()
+
+    def wait_idle(self, lanes: int) -> None:
+        expect(self.page.locator(".lane")).to_have_count(lanes)
+        expect(self.page.locator(".lane.outcome-in_flight")).to_have_count(0)
+
+
+@pytest.fixture
+def lab(page: Page, live_server: Any) -> Iterator[LabPage]:
+    lab_id = "e2e-" + secrets.token_hex(6)
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+    lab_page = LabPage(page, live_server.lab(lab_id), errors)
+    page.on(
+        "request",
+        lambda r: lab_page.charge_requests.append(r) if r.url.endswith("/api/charges") else None,
+    )
+    page.goto(f"{live_server.url}/lab/{lab_id}")
+    expect(lab_page.headline()).to_have_text("Nothing sent yet")
+    yield lab_page
+    assert [e for e in errors if not EXPECTED.search(e)] == []
+
+
+def test_pay_charges_once(lab: LabPage) -> None:
+    lab.click("Pay")
+    expect(lab.headline()).to_contain_text("CHARGED")
+    expect(lab.page.locator("#ledger .tally")).to_contain_text("charged 1 / intended 1")
+    assert len(lab.lab.gateway.ledger()) == 1
+    assert lab.charge_requests[0].headers["idempotency-key"] == "order-42-pay-v1"
+
+
+def test_retry_replays_and_charges_nothing(lab: LabPage) -> None:
+    lab.click("Pay")
+    expect(lab.headline()).to_contain_text("CHARGED")
+    lab.click("Retry")
+    expect(lab.headline()).to_contain_text("REPLAYED")
+    expect(lab.page.locator(".badge-replayed")).to_have_count(1)
+    expect(lab.page.locator("#ledger .tally")).to_contain_text("charged 1 / intended 1")
+    assert len(lab.lab.gateway.ledger()) == 1
+
+
+def test_change_amount_and_resend_is_409(lab: LabPage) -> None:
+    lab.click("Pay")
+    expect(lab.headline()).to_contain_text("CHARGED")
+    lab.click("Change amount & resend")
+    expect(lab.headline()).to_contain_text("409 CONFLICT")
+    expect(lab.page.locator(".badge-conflict")).to_have_text("409 CONFLICT")
+    assert len(lab.lab.gateway.ledger()) == 1
+    sent = lab.charge_requests[-1]
+    assert sent.post_data_json["amount"] == 101_000  # the form's amount + 1,000
+    assert sent.headers["idempotency-key"] == lab.charge_requests[0].headers["idempotency-key"]
+
+
+def test_lock_off_double_submit_charges_twice(lab: LabPage) -> None:
+    lab.set_lock(False)
+    key = lab.new_order()
+    lab.click("Double-submit")
+    lab.wait_idle(2)
+    expect(lab.headline()).to_contain_text("DOUBLE CHARGE")
+    expect(lab.page.locator("#ledger .tally")).to_contain_text("charged 2 / intended 1")
+    expect(lab.page.locator("#ledger .double-tag")).to_have_count(2)
+    charges = lab.lab.gateway.ledger()
+    assert [c.idempotency_key for c in charges] == [key, key]
+    # Two real HTTP requests left the browser, with the same key and body.
+    assert len(lab.charge_requests) == 2
+    assert {r.headers["idempotency-key"] for r in lab.charge_requests} == {key}
+    assert lab.charge_requests[0].post_data == lab.charge_requests[1].post_data
+
+
+def test_lock_on_double_submit_charges_once(lab: LabPage) -> None:
+    lab.set_lock(False)
+    lab.set_lock(True)
+    key = lab.new_order()
+    lab.click("Double-submit")
+    lab.wait_idle(2)
+    expect(lab.page.locator(".badge-replayed")).to_have_count(1)
+    expect(lab.page.locator("#ledger .tally")).to_contain_text("charged 1 / intended 1")
+    expect(lab.page.locator("#ledger .double-tag")).to_have_count(0)
+    assert [c.idempotency_key for c in lab.lab.gateway.ledger()] == [key]
+    assert len(lab.charge_requests) == 2
+    replay = next(e for e in lab.lab.requests() if e.outcome == "replayed")
+    assert replay.step("lock acquire").detail["waited_ms"] > 50  # type: ignore[union-attr]
+
+
+def test_keyboard_only(lab: LabPage) -> None:
+    lab.page.get_by_role("button", name="Pay", exact=True).focus()
+    lab.page.keyboard.press("Enter")
+    expect(lab.headline()).to_contain_text("CHARGED")
+    lab.page.keyboard.press("Tab")  # to Retry
+    lab.page.keyboard.press("Enter")
+    expect(lab.headline()).to_contain_text("REPLAYED")
+
+
+def test_editing_the_order_id_derives_a_new_key(lab: LabPage) -> None:
+    lab.page.locator("#order-id").fill("1001")
+    expect(lab.page.locator("#idempotency-key")).to_have_value("order-1001-pay-v1")

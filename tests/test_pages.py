@@ -1,0 +1,148 @@
+"""The page and the fragments htmx swaps, rendered by Flask's test client."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+from flask.testing import FlaskClient
+
+ROOT = Path(__file__).resolve().parent.parent
+HTMX = ROOT / "static" / "htmx-2.0.11.min.js"
+# sha256 of dist/htmx.min.js in the npm package htmx.org@2.0.11
+HTMX_SHA256 = "d6fdc75f204e6bdefa99b69bf1e6d4ac69b8a364f77929f45c13476b4000f717"
+
+HX = {"HX-Request": "true"}
+BODY = {"order_id": "42", "amount": 100000}
+
+
+def hx_pay(
+    client: FlaskClient, key: str = "k1", body: dict[str, object] = BODY, action: str = "Pay"
+):
+    return client.post(
+        "/lab/p1/api/charges",
+        json=body,
+        headers={**HX, "Idempotency-Key": key, "X-Lab-Action": action},
+    )
+
+
+def test_vendored_htmx_matches_the_npm_package() -> None:
+    assert hashlib.sha256(HTMX.read_bytes()).hexdigest() == HTMX_SHA256
+    assert (ROOT / "static" / "htmx-2.0.11.LICENSE").read_text().startswith("Zero-Clause BSD")
+
+
+def test_page_has_the_buttons_and_controls(client: FlaskClient) -> None:
+    html = client.get("/lab/p1").get_data(as_text=True)
+    for label in (
+        "Pay",
+        "Retry",
+        "Double-submit",
+        "Change amount &amp; resend",
+        "New order",
+        "Reset",
+    ):
+        assert re.search(rf"<button[^>]*>\s*{re.escape(label)}\s*</button>", html), label
+    assert 'id="lock"' in html and 'name="gateway_latency_ms"' in html
+    assert 'value="order-42-pay-v1"' in html
+    assert "htmx-2.0.11.min.js" in html
+    assert "<script>" not in html  # no inline script: the CSP forbids it
+    assert "cdn" not in html.lower()
+
+
+def test_htmx_charge_returns_panels_with_the_real_status(client: FlaskClient) -> None:
+    first = hx_pay(client)
+    assert first.status_code == 201 and first.mimetype == "text/html"
+    assert "HX-Request" in first.headers["Vary"]
+    html = first.get_data(as_text=True)
+    assert 'id="panels"' in html and "CHARGED" in html and "charged 1" in html
+
+    retry = hx_pay(client, action="Retry")
+    html = retry.get_data(as_text=True)
+    assert retry.status_code == 201
+    assert "REPLAYED" in html and "Idempotent-Replayed: true" in html and "charged 1" in html
+
+    conflict = hx_pay(client, body={**BODY, "amount": 101000}, action="Change amount")
+    html = conflict.get_data(as_text=True)
+    assert conflict.status_code == 409
+    assert "409 CONFLICT" in html and "first used with another body" in html
+
+
+def test_invalid_request_is_explained_in_the_panels(client: FlaskClient) -> None:
+    response = hx_pay(client, body={"order_id": "42", "amount": "lots"})
+    assert response.status_code == 422
+    html = response.get_data(as_text=True)
+    assert "refused before anything ran" in html and "Invalid charge request" in html
+
+
+def test_problem_outside_the_lab_tells_htmx_not_to_swap(client: FlaskClient) -> None:
+    response = client.post(
+        "/lab/p1/api/charges", data=b"x=1", content_type="text/plain", headers=HX
+    )
+    assert response.status_code == 415
+    assert response.headers["HX-Reswap"] == "none"
+    assert json.loads(response.headers["HX-Trigger"])["lab-problem"]["status"] == 415
+
+
+def test_user_strings_are_escaped(client: FlaskClient) -> None:
+    evil = "<img src=x onerror=alert(1)>"
+    hx_pay(client, key=evil, body={"order_id": evil, "amount": 1}, action=evil)
+    html = client.get("/lab/p1").get_data(as_text=True)
+    assert evil not in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+
+
+def test_panels_poll_is_204_until_something_changes(client: FlaskClient) -> None:
+    html = client.get("/lab/p1/panels").get_data(as_text=True)
+    version = re.search(r'data-version="(\d+)"', html).group(1)  # type: ignore[union-attr]
+    assert client.get(f"/lab/p1/panels?since={version}").status_code == 204
+    hx_pay(client)
+    assert client.get(f"/lab/p1/panels?since={version}").status_code == 200
+
+
+def test_settings_patch_from_htmx_returns_panels_out_of_band(client: FlaskClient) -> None:
+    response = client.patch("/lab/p1/api/settings", json={"lock": False}, headers=HX)
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert 'hx-swap-oob="true"' in html and "Lock is <strong>OFF</strong>" in html
+
+
+def test_new_order_gives_a_new_key(client: FlaskClient) -> None:
+    hx_pay(client, key="order-42-pay-v1")
+    html = client.post("/lab/p1/new-order", data={"order_id": "42", "amount": "5000"}).get_data(
+        as_text=True
+    )
+    assert 'value="43"' in html and 'value="order-43-pay-v1"' in html and 'value="5000"' in html
+
+
+def test_refresh_keeps_the_current_order(client: FlaskClient) -> None:
+    hx_pay(client, key="order-77-pay-v1", body={"order_id": "77", "amount": 5})
+    html = client.get("/lab/p1").get_data(as_text=True)
+    assert 'value="order-77-pay-v1"' in html
+
+
+@pytest.mark.parametrize("lock", [True, False])
+def test_explanation_of_an_overlapping_double_submit(client: FlaskClient, lock: bool) -> None:
+    """Two real concurrent requests through the app: the explanation names what happened."""
+    import threading
+
+    client.patch("/lab/p1/api/settings", json={"lock": lock, "gateway_latency_ms": 200})
+    start = threading.Barrier(2)
+    pages: list[str] = []
+
+    def send() -> None:
+        start.wait(5)
+        pages.append(hx_pay(client, key="dup").get_data(as_text=True))
+
+    threads = [threading.Thread(target=send) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(5)
+    last = client.get("/lab/p1/panels").get_data(as_text=True)
+    if lock:
+        assert "charged 1" in last and "waited" in last and "REPLAYED" in last
+    else:
+        assert "charged 2" in last and "DOUBLE CHARGE" in last and "TOCTOU" in last
