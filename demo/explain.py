@@ -64,24 +64,41 @@ def explain(
             ),
         )
     if focus.outcome == "conflict":
-        return _conflict(focus)
+        return _conflict(focus, entries)
     if focus.outcome == "replayed":
         return _replayed(focus, entries)
     return _charged(focus, entries, summary)
 
 
-def _conflict(focus: RequestEntry) -> Explanation:
+def _conflict(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Explanation:
     if focus.problem and "in use" in focus.problem:
         return Explanation(
             "conflict",
             "409 — key still in use",
             ("Another request with this key held the lock for too long; nothing was charged.",),
         )
+    first = next(
+        (
+            e
+            for e in entries
+            if e.key == focus.key
+            and e.charge
+            and e.fingerprint != focus.fingerprint
+            and e.outcome == "charged"
+        ),
+        None,
+    )
+    bodies = (
+        f" (amount {first.charge.amount:,}, now {focus.charge.amount:,})"
+        if first and first.charge and focus.charge
+        else ""
+    )
     return Explanation(
         "conflict",
         "409 CONFLICT — same key, different request",
         (
-            f"The key {focus.key} was first used with another body, so the fingerprints differ. "
+            f"The key {focus.key} was first used with another body{bodies}, so the fingerprints "
+            "differ. "
             "The server refused before taking any lock and charged nothing: one key stands for "
             "one intent.",
             "To pay a different amount, start a New order: a new intent gets a new key.",

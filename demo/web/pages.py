@@ -81,7 +81,7 @@ def money(amount: int, currency: str) -> str:
 
 @bp.app_template_filter("duration")
 def duration(seconds: float) -> str:
-    """``86400`` → ``"24 h 00 min"``; ``90`` → ``"1 min 30 s"``."""
+    """``86400`` → ``"24h 00m"``; ``90`` → ``"1m 30s"``."""
     return _duration(seconds)
 
 
@@ -241,8 +241,8 @@ def _duration(seconds: float) -> str:
     seconds = max(int(seconds), 0)
     hours, rest = divmod(seconds, 3600)
     if hours:
-        return f"{hours} h {rest // 60:02d} min"
-    return f"{rest // 60} min {rest % 60:02d} s"
+        return f"{hours}h {rest // 60:02d}m"
+    return f"{rest // 60}m {rest % 60:02d}s"
 
 
 def _form(order_id: str, amount: int) -> dict[str, Any]:

@@ -1,0 +1,84 @@
+"""Take the README's screenshots: each state an attendee sees, at 1280×720.
+
+    python docs/screenshots.py            # writes docs/*.png
+
+Runs the app in a thread of this process and drives Debian's Chromium (or
+``$DEMO_CHROMIUM``) with Playwright, as the browser tests do.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from pathlib import Path
+
+from playwright.sync_api import Page, expect, sync_playwright
+from werkzeug.serving import make_server
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from demo import create_app  # noqa: E402
+
+OUT = Path(__file__).resolve().parent
+CHROMIUM = os.environ.get("DEMO_CHROMIUM", "/usr/bin/chromium")
+
+
+def shoot(page: Page, name: str, full: bool = False) -> None:
+    page.wait_for_timeout(150)  # let the swap settle
+    page.screenshot(path=OUT / f"{name}.png", full_page=full)
+    print("wrote", OUT / f"{name}.png")
+
+
+def main() -> None:
+    app = create_app()
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.port}/lab/workshop"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.goto(base)
+        button = lambda name: page.get_by_role("button", name=name, exact=True)  # noqa: E731
+        headline = page.locator("#explain .headline")
+
+        button("Pay").click()
+        expect(headline).to_contain_text("CHARGED")
+        shoot(page, "state-charged")
+        button("Retry").click()
+        expect(headline).to_contain_text("REPLAYED")
+        shoot(page, "state-replayed")
+        button("Change amount & resend").click()
+        expect(headline).to_contain_text("409")
+        shoot(page, "state-conflict")
+
+        page.get_by_role("switch", name="Lock").click()
+        expect(page.locator("#explain .mode")).to_contain_text("Lock is OFF")
+        button("New order").click()
+        expect(page.locator("#order-id")).to_have_value("43")
+        button("Double-submit").click()
+        expect(headline).to_contain_text("DOUBLE CHARGE")
+        expect(page.locator(".lane.outcome-in_flight")).to_have_count(0)
+        shoot(page, "state-double-charge")
+        shoot(page, "screenshot", full=True)
+
+        page.get_by_role("switch", name="Lock").click()
+        expect(page.locator("#explain .mode")).to_contain_text("Lock is ON")
+        button("New order").click()
+        expect(page.locator("#order-id")).to_have_value("44")
+        button("Double-submit").click()
+        expect(page.locator(".badge-replayed")).to_have_count(2)
+        expect(page.locator(".lane.outcome-in_flight")).to_have_count(0)
+        shoot(page, "state-locked-double-submit")
+        browser.close()
+    server.shutdown()
+
+
+if __name__ == "__main__":
+    main()
