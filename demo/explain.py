@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .gateway import LedgerSummary
-from .lab import RequestEntry
+from .lab import RequestEntry, Settings
 
 Tone = Literal["idle", "charged", "replayed", "conflict", "error", "double"]
 
@@ -26,13 +26,18 @@ class Explanation:
 
 
 def explain(
-    entries: Sequence[RequestEntry], summary: LedgerSummary, focus: RequestEntry | None = None
+    entries: Sequence[RequestEntry],
+    summary: LedgerSummary,
+    focus: RequestEntry | None = None,
+    settings: Settings | None = None,
 ) -> Explanation:
     """Explain ``focus`` (default: the latest finished request) among ``entries``.
 
     :param entries: the lab's request log, oldest first.
     :param summary: the ledger summary, to name double charges.
+    :param settings: the lab's settings now (TTL, store scope), to name causes.
     """
+    settings = settings or Settings()
     finished = [e for e in entries if e.finished is not None]
     if focus is None:
         focus = finished[-1] if finished else None
@@ -43,6 +48,50 @@ def explain(
             (
                 "Press Pay to charge the order once. Then press Retry: it sends the same "
                 "idempotency key and body again, as a client does after a timeout.",
+            ),
+        )
+    if focus.outcome == "crashed":
+        after = focus.step("crash")
+        step = after.detail.get("after", "?") if after else "?"
+        charged = "after the gateway charged " if step in ("gateway charge", "record save") else ""
+        return Explanation(
+            "error",
+            "CRASHED — the instance died mid-request",
+            (
+                f"The instance serving #{focus.id} died {charged}(at the step boundary after "
+                f"'{step}'). The client saw the connection drop: it cannot tell whether it paid.",
+                "Retry with the same key and watch what the store and the gateway make of it.",
+            ),
+        )
+    if not focus.delivered:
+        return Explanation(
+            "error",
+            "NO RESPONSE — did it charge?",
+            (
+                f"The server charged ({focus.charge_id}) and saved the record, but the response "
+                "never reached the client.",
+                "Retry with the same key: the store replays the stored response. A new key "
+                "would be a new intent, and would charge again.",
+            ),
+        )
+    if focus.outcome == "in_use":
+        return Explanation(
+            "conflict",
+            f"{focus.status} — the first request is still in flight",
+            (
+                "The key was in progress and in-flight duplicates are rejected (Stripe, IETF "
+                "draft): 409 with Retry-After, nothing charged.",
+                "Retry after the first one finishes and you get its replay. With in-flight set "
+                "to wait, the duplicate would have waited for the lock instead.",
+            ),
+        )
+    if focus.outcome == "declined":
+        return Explanation(
+            "conflict",
+            "402 — card declined",
+            (
+                "The gateway declined: a business answer, not a failure. The server stored it, "
+                "so every retry with this key replays the same 402 and charges nothing.",
             ),
         )
     if focus.outcome == "invalid":
@@ -67,7 +116,7 @@ def explain(
         return _conflict(focus, entries)
     if focus.outcome == "replayed":
         return _replayed(focus, entries)
-    return _charged(focus, entries, summary)
+    return _charged(focus, entries, summary, settings)
 
 
 def _conflict(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Explanation:
@@ -107,6 +156,16 @@ def _conflict(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Explanati
 
 
 def _replayed(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Explanation:
+    if focus.status == 402:
+        return Explanation(
+            "replayed",
+            "REPLAYED — the same 402 decline",
+            (
+                "The decline was stored like any business result, so the retry got it back "
+                "without asking the gateway again. Retrying a decline is pointless; a new card "
+                "is a new intent.",
+            ),
+        )
     acquired = focus.step("lock acquire")
     waited = float(acquired.detail.get("waited_ms", 0)) if acquired else 0.0
     sentences = [
@@ -128,13 +187,67 @@ def _replayed(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Explanati
 
 
 def _charged(
-    focus: RequestEntry, entries: Sequence[RequestEntry], summary: LedgerSummary
+    focus: RequestEntry,
+    entries: Sequence[RequestEntry],
+    summary: LedgerSummary,
+    settings: Settings,
 ) -> Explanation:
     order = focus.charge.order_id if focus.charge else "?"
     doubled = order in summary.doubled
     twin = _overlapping_charger(focus, entries)
     if doubled and twin is not None and focus.key is not None and twin.key == focus.key:
         return _race(focus, twin, order)
+    earlier = [e for e in entries if e.id < focus.id and e.key == focus.key and e.key is not None]
+    crashed = next((e for e in reversed(earlier) if e.outcome == "crashed"), None)
+    if crashed is not None and not doubled:
+        return Explanation(
+            "charged",
+            f"RECOVERED — {focus.charge_id}, charged once",
+            (
+                f"#{crashed.id} crashed after the gateway charged. This retry found the key in "
+                "progress with nobody holding its lock, reclaimed it and called the gateway "
+                "again, with the idempotency key passed on: the gateway returned the first "
+                "charge instead of taking the money twice.",
+            ),
+        )
+    if crashed is not None:
+        return Explanation(
+            "double",
+            f"DOUBLE CHARGE — order {order}, after a crash",
+            (
+                f"#{crashed.id} crashed after the gateway charged and before the record was "
+                "saved. This retry found the key in progress with nobody holding its lock, "
+                "reclaimed it and charged again: the gateway had no way to know.",
+                "The fix: pass the idempotency key on to the gateway (recovery: downstream key).",
+            ),
+        )
+    paid = next((e for e in reversed(earlier) if e.outcome in ("charged", "replayed")), None)
+    if (
+        doubled
+        and paid is not None
+        and paid.instance != focus.instance
+        and (settings.store_scope == "per_instance")
+    ):
+        return Explanation(
+            "double",
+            f"DOUBLE CHARGE — order {order}, on another instance",
+            (
+                f"#{paid.id} was served by {paid.instance}; this retry reached {focus.instance}, "
+                "whose store had never seen the key. Dedup only in process memory does not "
+                "survive a second instance.",
+                "The fix: one store shared by every instance.",
+            ),
+        )
+    if doubled and paid is not None and focus.at - paid.at >= settings.ttl_s:
+        return Explanation(
+            "double",
+            f"DOUBLE CHARGE — order {order}, after the key expired",
+            (
+                f"The record of {focus.key} expired (TTL {settings.ttl_s // 3600} h) before this "
+                "retry, so the store saw a new intent and charged again.",
+                "Keep keys at least as long as clients may retry.",
+            ),
+        )
     if doubled and focus.key is None:
         return Explanation(
             "double",

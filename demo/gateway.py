@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import Counter, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .idempotency import Clock
 
@@ -22,6 +22,10 @@ class GatewayError(Exception):
     """The gateway failed before charging (a transport failure): nothing was charged."""
 
 
+class CardDeclined(Exception):
+    """The gateway answered, and the answer is no: a business result, not a failure."""
+
+
 @dataclass(frozen=True)
 class Charge:
     """One entry of the ledger: money moved once.
@@ -29,6 +33,8 @@ class Charge:
     :param amount: in minor currency units (VND has none smaller than the đồng).
     :param created_at: seconds on the gateway's clock.
     :param idempotency_key: the key the request carried, ``None`` for a keyless request.
+    :param replayed: ``True`` when the gateway answered with this earlier charge because
+        it saw the same downstream idempotency key again: no money moved.
     """
 
     id: str
@@ -37,6 +43,7 @@ class Charge:
     amount: int
     currency: str
     created_at: float
+    replayed: bool = False
 
 
 class FakeGateway:
@@ -60,19 +67,38 @@ class FakeGateway:
         self.clock = clock
         self._sleep = sleep
         self._ledger: deque[Charge] = deque(maxlen=max_ledger)
+        self._by_downstream_key: OrderedDict[str, Charge] = OrderedDict()
+        self._max_keys = max_ledger
         self._count = 0
         self._lock = threading.Lock()  # guards the ledger, not the latency
 
     def charge(
-        self, *, order_id: str, amount: int, currency: str, idempotency_key: str | None
+        self,
+        *,
+        order_id: str,
+        amount: int,
+        currency: str,
+        idempotency_key: str | None,
+        downstream_key: str | None = None,
+        decline: bool = False,
     ) -> Charge:
         """Take the money: wait ``latency_ms``, then append a charge to the ledger.
 
         Concurrent calls really overlap: the wait holds no lock.
+
+        :param downstream_key: an idempotency key for the gateway itself, as real payment
+            providers accept: a second call with it returns the first charge
+            (``replayed=True``) and moves no money.
+        :param decline: answer with a decline instead of charging.
+        :raises CardDeclined: when ``decline`` is set; nothing is charged.
         """
         if self.latency_ms > 0:
             self._sleep(self.latency_ms / 1000)
+        if decline:
+            raise CardDeclined("card_declined")
         with self._lock:
+            if downstream_key is not None and downstream_key in self._by_downstream_key:
+                return replace(self._by_downstream_key[downstream_key], replayed=True)
             self._count += 1
             charge = Charge(
                 id=f"ch_{self._count:04d}",
@@ -83,6 +109,10 @@ class FakeGateway:
                 created_at=self.clock(),
             )
             self._ledger.append(charge)
+            if downstream_key is not None:
+                self._by_downstream_key[downstream_key] = charge
+                if len(self._by_downstream_key) > self._max_keys:
+                    self._by_downstream_key.popitem(last=False)
         return charge
 
     def ledger(self) -> list[Charge]:
@@ -94,6 +124,7 @@ class FakeGateway:
         """Empty the ledger; charge ids start again from ``ch_0001``."""
         with self._lock:
             self._ledger.clear()
+            self._by_downstream_key.clear()
             self._count = 0
 
 

@@ -17,9 +17,10 @@ the lab records those calls as the request's timeline.
 from __future__ import annotations
 
 import hashlib
+import math
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -75,11 +76,16 @@ the first caller's session to the second."""
 
 @dataclass(frozen=True)
 class Response:
-    """A business response: HTTP status, body bytes, headers as ``(name, value)`` pairs."""
+    """A business response: HTTP status, body bytes, headers as ``(name, value)`` pairs.
+
+    ``outbox``: messages to send once this response is committed. The store writes them in
+    the same atomic step as the record (a transactional outbox) and never replays them.
+    """
 
     status: int
     body: bytes
     headers: tuple[tuple[str, str], ...] = ()
+    outbox: tuple[str, ...] = ()
 
     def header(self, name: str) -> str | None:
         """The first value of header ``name`` (case-insensitive), or ``None``."""
@@ -105,6 +111,8 @@ class Record:
     """What the store keeps for one key.
 
     Times are in seconds on the store's clock. ``response`` is ``None`` while in progress.
+    ``deadline_at``: past it, an in-progress record is presumed abandoned (its request
+    crashed) and may be reclaimed, so no key stays stuck in progress for ever.
     """
 
     key: str
@@ -113,6 +121,7 @@ class Record:
     created_at: float
     expires_at: float
     response: Response | None = None
+    deadline_at: float = 0.0
 
 
 # ---------------------------------------------------------------------------
@@ -141,16 +150,25 @@ class IdempotencyStore:
         Expiry is checked on read: an expired key is a new intent.
     :param max_records: a cap on completed records; past it the oldest is evicted, so a
         very late retry of that key would charge again.
+    :param in_progress_s: how long an in-progress record is presumed alive, in seconds
+        (AWS Powertools: the in-progress expiry).
     :param clock: seconds, ``time.time`` by default.
     """
 
     def __init__(
-        self, *, ttl_s: float = 24 * 3600, max_records: int = 1000, clock: Clock = time.time
+        self,
+        *,
+        ttl_s: float = 24 * 3600,
+        max_records: int = 1000,
+        in_progress_s: float = 30.0,
+        clock: Clock = time.time,
     ) -> None:
         self.ttl_s = ttl_s
+        self.in_progress_s = in_progress_s
         self.max_records = max_records
         self._clock = clock
         self._records: OrderedDict[str, Record] = OrderedDict()
+        self._outbox: deque[tuple[str, str]] = deque(maxlen=max_records)
         self._locks: dict[str, _KeyLock] = {}
         self._guard = threading.Lock()  # guards the two dicts only, never held while charging
 
@@ -170,21 +188,31 @@ class IdempotencyStore:
     def reserve(self, key: str, fingerprint: str) -> Record:
         """Save an in-progress record, so others see the key is taken and by which body."""
         now = self.now()
-        return self._put(Record(key, fingerprint, State.IN_PROGRESS, now, now + self.ttl_s))
-
-    def complete(self, key: str, fingerprint: str, response: Response) -> Record:
-        """Save the completed record with the response to replay (stored headers only)."""
-        now = self.now()
-        kept = tuple((k, v) for k, v in response.headers if k.lower() in STORED_HEADERS)
         record = Record(
             key,
             fingerprint,
-            State.COMPLETED,
+            State.IN_PROGRESS,
             now,
             now + self.ttl_s,
-            replace(response, headers=kept),
+            deadline_at=now + self.in_progress_s,
         )
         return self._put(record)
+
+    def complete(self, key: str, fingerprint: str, response: Response) -> Record:
+        """Save the completed record with the response to replay (stored headers only),
+        and, in the same atomic step, the response's outbox messages."""
+        now = self.now()
+        kept = tuple((k, v) for k, v in response.headers if k.lower() in STORED_HEADERS)
+        stored = replace(response, headers=kept, outbox=())
+        record = Record(key, fingerprint, State.COMPLETED, now, now + self.ttl_s, stored)
+        return self._put(record, [(key, message) for message in response.outbox])
+
+    def drain_outbox(self) -> list[tuple[str, str]]:
+        """Take the committed outbox messages as ``(key, message)`` pairs, oldest first."""
+        with self._guard:
+            messages = list(self._outbox)
+            self._outbox.clear()
+            return messages
 
     def release(self, key: str) -> bool:
         """Drop the key's *in-progress* record, so a retry runs again; True if one was dropped.
@@ -234,14 +262,16 @@ class IdempotencyStore:
             return len(self._locks)
 
     def clear(self) -> None:
-        """Forget every record (locks in use stay with their holders)."""
+        """Forget every record and outbox message (locks in use stay with their holders)."""
         with self._guard:
             self._records.clear()
+            self._outbox.clear()
 
-    def _put(self, record: Record) -> Record:
+    def _put(self, record: Record, outbox: list[tuple[str, str]] | None = None) -> Record:
         with self._guard:
             self._records.pop(record.key, None)
             self._records[record.key] = record
+            self._outbox.extend(outbox or ())
             self._evict()
             return record
 
@@ -259,10 +289,66 @@ class IdempotencyStore:
 
 
 # ---------------------------------------------------------------------------
+# Profiles: how public APIs answer the situations they disagree on
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Profile:
+    """The status codes (and error codes) one API uses for idempotency errors."""
+
+    name: str
+    mismatch_status: int
+    in_use_status: int
+    mismatch_code: str | None = None
+    in_use_code: str | None = None
+    source: str = ""
+
+
+PROFILES: dict[str, Profile] = {
+    "seed": Profile("seed", 409, 409, source="this lab's seed; Brandur Leach's atomic phases"),
+    "ietf": Profile("ietf", 422, 409, source="IETF draft 'The Idempotency-Key HTTP Header Field'"),
+    "stripe": Profile(
+        "stripe", 400, 409, "idempotency_error", "idempotency_key_in_use", source="Stripe API v1"
+    ),
+}
+"""Same key with another body: seed 409, IETF 422, Stripe 400 ``idempotency_error``.
+Duplicate still in flight (under ``in_flight="reject"``): 409 everywhere."""
+
+
+def mismatch_problem(profile: Profile, key: str, first: str, this: str) -> Problem:
+    """The answer to the same key with another body, in ``profile``'s words."""
+    code = {"code": profile.mismatch_code} if profile.mismatch_code else {}
+    return Problem(
+        profile.mismatch_status,
+        "key-mismatch",
+        "Idempotency key reused with another request",
+        f"The key {key!r} was first used with a different request body. "
+        "A new intent needs a new key.",
+        first_fingerprint=first[:12],
+        this_fingerprint=this[:12],
+        **code,
+    )
+
+
+def in_use_problem(profile: Profile, retry_after_s: int) -> Problem:
+    """The answer to a duplicate that arrives while the first is still in flight."""
+    code = {"code": profile.in_use_code} if profile.in_use_code else {}
+    return Problem(
+        profile.in_use_status,
+        "key-in-use",
+        "Idempotency key in use",
+        f"A request with this key is still in flight. Retry in {retry_after_s} s.",
+        **code,
+    )
+
+
+# ---------------------------------------------------------------------------
 # Idempotent execution
 # ---------------------------------------------------------------------------
 
-Outcome = Literal["charged", "replayed", "conflict"]
+Outcome = Literal["charged", "replayed", "conflict", "in_use"]
+InFlight = Literal["wait", "reject"]
 
 
 @dataclass(frozen=True)
@@ -281,6 +367,8 @@ def execute(
     charge: Callable[[], Response],
     *,
     lock: bool = True,
+    in_flight: InFlight = "wait",
+    profile: Profile = PROFILES["seed"],
     trace: Trace = no_trace,
 ) -> Execution:
     """Run ``charge`` at most once per ``key``; replay or refuse every other attempt.
@@ -290,17 +378,23 @@ def execute(
     :param charge: the side effect; returns the business response to store and replay.
     :param lock: take the per-key lock around look-again, charge and save. ``False`` runs
         the same check-then-act without it, so concurrent duplicates both charge (TOCTOU).
+    :param in_flight: a duplicate of a request still in flight ``"wait"`` s for the lock
+        and then replays, or is ``"reject"`` ed at once with 409 and ``Retry-After``
+        (Stripe, IETF draft).
+    :param profile: the status codes for the errors (see :data:`PROFILES`).
     :returns: ``charged`` (the response of ``charge``), ``replayed`` (the stored response,
-        byte-identical, plus ``Idempotent-Replayed: true``) or ``conflict`` (409
-        problem+json: the key was first used with another body).
+        byte-identical, plus ``Idempotent-Replayed: true``), ``conflict`` (same key, other
+        body: 409 in the seed profile) or ``in_use`` (409, under ``reject``).
     :raises Exception: whatever ``charge`` raised, after releasing the key, so no key is
-        left in progress and a retry runs again.
+        left in progress and a retry runs again. (A crash of the whole instance is a
+        ``BaseException``: nothing runs after it, and the record stays in progress until
+        its deadline.)
     :raises KeyBusy: the per-key lock was not acquired in time.
     """
     # 1. Look up the key.
     record = store.get(key)
     trace("lookup", hit=record is not None, state=record.state.value if record else None)
-    answer = _answer_from(record, key, request_fingerprint, trace)
+    answer = _answer_from(store, record, key, request_fingerprint, trace, profile, in_flight)
     if answer is not None:
         return answer
 
@@ -315,40 +409,53 @@ def execute(
         trace("lock acquire", waited_ms=round((time.perf_counter() - waiting_since) * 1000, 1))
         # Look again: a duplicate may have finished while we waited for the lock.
         record = store.get(key)
-        trace("lookup", hit=record is not None, again=True)
-        answer = _answer_from(record, key, request_fingerprint, trace)
+        trace(
+            "lookup",
+            hit=record is not None,
+            state=record.state.value if record else None,
+            again=True,
+        )
+        answer = _answer_from(store, record, key, request_fingerprint, trace, profile, "wait")
         if answer is not None:
             return answer
-        # Reserve, so a request with another body gets its 409 without waiting.
+        if record is not None:
+            # In progress, yet we hold its lock: the request that reserved it died.
+            trace("reclaim")
+        # Reserve, so a request with another body gets its answer without waiting.
         store.reserve(key, request_fingerprint)
         trace("reserve")
         return _charge_and_save(store, key, request_fingerprint, charge, trace)
 
 
 def _answer_from(
-    record: Record | None, key: str, request_fingerprint: str, trace: Trace
+    store: IdempotencyStore,
+    record: Record | None,
+    key: str,
+    request_fingerprint: str,
+    trace: Trace,
+    profile: Profile,
+    in_flight: InFlight,
 ) -> Execution | None:
-    """Replay or refuse from an existing record; ``None`` means "go on and charge"."""
+    """Replay or refuse from an existing record; ``None`` means "go on towards the charge"."""
     if record is None:
         return None
     same_body = record.fingerprint == request_fingerprint
     trace("fingerprint check", match=same_body)
     if not same_body:
-        # Checked before any lock, so the 409 comes even while the first one runs.
-        problem = Problem(
-            409,
-            "key-mismatch",
-            "Idempotency key reused with another request",
-            f"The key {key!r} was first used with a different request body. "
-            "A new intent needs a new key.",
-            first_fingerprint=record.fingerprint[:12],
-            this_fingerprint=request_fingerprint[:12],
-        )
+        # Checked before any lock, so the answer comes even while the first one runs.
+        problem = mismatch_problem(profile, key, record.fingerprint, request_fingerprint)
         return Execution("conflict", Response.of_problem(problem), record)
     if record.state is State.COMPLETED and record.response is not None:
         stored = record.response
         return Execution(
             "replayed", replace(stored, headers=(*stored.headers, REPLAYED_HEADER)), record
+        )
+    left_s = record.deadline_at - store.now()
+    if in_flight == "reject" and left_s > 0:
+        retry_after = max(1, math.ceil(left_s))
+        problem = in_use_problem(profile, retry_after)
+        return Execution(
+            "in_use", Response.of_problem(problem, ("Retry-After", str(retry_after))), record
         )
     return None  # in progress with the same body: wait for the lock, then look again
 
@@ -363,7 +470,7 @@ def _charge_and_save(
     started = time.perf_counter()
     try:
         response = charge()
-    except BaseException:
+    except Exception:
         store.release(key)  # never leave the key stuck in progress
         trace("release")
         raise

@@ -1,8 +1,9 @@
-"""A lab: one attendee's world (settings, clock, store, gateway, request log), and the
-registry that keeps the number of labs bounded.
+"""A lab: one attendee's world (settings, clock, instances, stores, gateway, mailbox,
+request log), and the registry that keeps the number of labs bounded.
 
 No web framework here: the web layer hands a lab the raw header values and body bytes,
-and sends back the :class:`~demo.idempotency.Response` it gets.
+and sends back the :class:`~demo.idempotency.Response` it gets, unless the lab says the
+response never left (a lost response or a crashed instance).
 """
 
 from __future__ import annotations
@@ -19,43 +20,117 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
 from .charges import ChargeRequest, parse_charge, parse_idempotency_key
-from .gateway import MAX_LATENCY_MS, FakeGateway, GatewayError, summarise
+from .gateway import MAX_LATENCY_MS, CardDeclined, Charge, FakeGateway, GatewayError, summarise
 from .idempotency import (
+    PROFILES,
     Clock,
+    Trace,
     IdempotencyStore,
     KeyBusy,
+    Record,
     Response,
     execute,
     fingerprint,
+    in_use_problem,
 )
 from .problems import Problem, canonical_json
+from .scenarios import SCENARIOS, Scenario
 
 CHARGES_PATH = "/api/charges"
 """The path the fingerprint covers: the same in every lab, since labs never share a store."""
 
 LAB_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 MAX_TTL_S = 30 * 24 * 3600
+MAX_ADVANCE_S = 30 * 24 * 3600
+IN_PROGRESS_S = 30
+"""How long an in-progress record is presumed alive (its deadline), in seconds."""
 
-Outcome = Literal["charged", "replayed", "conflict", "error", "invalid", "in_flight"]
+DEFAULT_CLIENT: Mapping[str, Any] = {"key_strategy": "stable", "guard": False}
+"""The page's client switches: a stable key per intent, no client-side guard."""
+
+Outcome = Literal[
+    "charged",
+    "replayed",
+    "conflict",
+    "in_use",
+    "declined",
+    "error",
+    "invalid",
+    "crashed",
+    "in_flight",
+]
+
+
+class InstanceCrash(BaseException):
+    """The instance serving a request died at a step boundary (a fault the lab injects).
+
+    A ``BaseException``, like ``SystemExit``: no ``except Exception`` clean-up runs, as
+    none would in a process that died.
+    """
+
+    def __init__(self, step: str) -> None:
+        super().__init__(step)
+        self.step = step
 
 
 # ---------------------------------------------------------------------------
 # Settings
 # ---------------------------------------------------------------------------
 
+CHOICES: dict[str, tuple[str, ...]] = {
+    "in_flight": ("wait", "reject"),
+    "profile": tuple(PROFILES),
+    "fault": ("none", "lose_response", "crash_after_charge", "gateway_error"),
+    "recovery": ("none", "downstream_key"),
+    "store_scope": ("shared", "per_instance"),
+    "email": ("off", "inline", "outbox"),
+}
+RANGES: dict[str, tuple[int, int]] = {
+    "gateway_latency_ms": (0, MAX_LATENCY_MS),
+    "ttl_s": (1, MAX_TTL_S),
+    "instances": (1, 3),
+}
+
 
 @dataclass(frozen=True)
 class Settings:
-    """A lab's switches.
+    """A lab's switches, each one a failure from the field or its fix.
 
     :param lock: take the per-key lock (``False`` shows the TOCTOU double charge).
     :param gateway_latency_ms: how long the gateway takes to charge, 0-3000 ms.
     :param ttl_s: how long a key is remembered, 1 s to 30 days; 24 h by default.
+    :param in_flight: a duplicate of a request still running: ``"wait"`` for the lock and
+        replay, or ``"reject"`` it with 409 and ``Retry-After`` (Stripe, IETF draft).
+    :param profile: ``"seed"``, ``"ietf"`` or ``"stripe"``: the status codes for errors.
+    :param require_key: answer 400 to a request without ``Idempotency-Key`` (IETF draft).
+    :param fault: a fault that fires once, on the next request that reaches its point,
+        then returns to ``"none"``: ``"lose_response"`` (charged and saved, but the
+        response never reaches the client), ``"crash_after_charge"`` (the instance dies
+        after the gateway charged, before the record is saved) or ``"gateway_error"``
+        (the gateway fails before charging).
+    :param recovery: ``"downstream_key"`` passes the idempotency key on to the gateway,
+        which deduplicates on it as real payment providers do.
+    :param instances: 1-3 instances behind a round-robin balancer, in this one process.
+    :param store_scope: ``"shared"`` (one store, like Redis) or ``"per_instance"`` (each
+        instance remembers only what it served itself).
+    :param gateway_decline: the gateway declines cards (402 ``card_declined``).
+    :param email: the receipt e-mail: ``"off"``, ``"inline"`` (sent by the handler right
+        after the charge) or ``"outbox"`` (written with the record in one atomic step,
+        and sent once per key).
     """
 
     lock: bool = True
     gateway_latency_ms: int = 300
     ttl_s: int = 24 * 3600
+    in_flight: str = "wait"
+    profile: str = "seed"
+    require_key: bool = False
+    fault: str = "none"
+    recovery: str = "none"
+    instances: int = 1
+    store_scope: str = "shared"
+    gateway_decline: bool = False
+    email: str = "off"
 
     def as_dict(self) -> dict[str, Any]:
         """The settings as JSON-ready values."""
@@ -65,29 +140,30 @@ class Settings:
         """A copy with ``changes`` applied, e.g. ``{"lock": false}``.
 
         :raises Problem: 422 when ``changes`` is not an object, names an unknown setting
-            or gives a value of the wrong type or out of range.
+            or gives a value of the wrong type or out of range; nothing changes then.
         """
         if not isinstance(changes, Mapping):
             raise _bad_settings({"body": "must be a JSON object of settings"})
         errors: dict[str, str] = {}
-        known = {f.name for f in fields(self)}
-        for name in changes:
-            if name not in known:
+        for name, value in changes.items():
+            if name not in self.__dataclass_fields__:
                 errors[str(name)] = "unknown setting"
-        if "lock" in changes and not isinstance(changes["lock"], bool):
-            errors["lock"] = "must be true or false"
-        for name, low, high in (("gateway_latency_ms", 0, MAX_LATENCY_MS), ("ttl_s", 1, MAX_TTL_S)):
-            if name in changes:
-                value = changes[name]
+            elif isinstance(getattr(self, name), bool):
+                if not isinstance(value, bool):
+                    errors[name] = "must be true or false"
+            elif name in RANGES:
+                low, high = RANGES[name]
                 if (
                     isinstance(value, bool)
                     or not isinstance(value, int)
                     or not low <= value <= high
                 ):
                     errors[name] = f"must be an integer from {low} to {high}"
+            elif value not in CHOICES[name]:
+                errors[name] = "must be one of " + ", ".join(f'"{c}"' for c in CHOICES[name])
         if errors:
             raise _bad_settings(errors)
-        return replace(self, **{k: v for k, v in changes.items() if k in known})
+        return replace(self, **changes)
 
 
 def _bad_settings(errors: dict[str, str]) -> Problem:
@@ -116,12 +192,16 @@ class RequestEntry:
     """One HTTP request to the charge endpoint, as the timeline shows it.
 
     ``started`` and ``finished`` are ``time.perf_counter()`` seconds, comparable across
-    the requests of one process; ``status`` and ``outcome`` are ``None`` while in flight.
+    the requests of one process; ``at`` is the lab's (virtual) clock at arrival, in s.
+    ``status`` is ``None`` while in flight, and when the response never reached the
+    client (``delivered`` is ``False``).
     """
 
     id: int
     action: str
     started: float
+    at: float = 0.0
+    instance: str = "i1"
     key: str | None = None
     charge: ChargeRequest | None = None
     fingerprint: str | None = None
@@ -132,6 +212,7 @@ class RequestEntry:
     charge_id: str | None = None
     problem: str | None = None
     lock: bool = True
+    delivered: bool = True
 
     @property
     def duration_ms(self) -> float | None:
@@ -147,17 +228,37 @@ class RequestEntry:
         return {
             "id": self.id,
             "action": self.action,
+            "instance": self.instance,
             "idempotency_key": self.key,
             "body": self.charge.as_dict() if self.charge else None,
             "fingerprint": self.fingerprint,
             "lock": self.lock,
             "status": self.status,
             "outcome": self.outcome,
+            "delivered": self.delivered,
             "charge_id": self.charge_id,
             "problem": self.problem,
             "duration_ms": None if self.duration_ms is None else round(self.duration_ms, 1),
             "steps": [{"step": s.name, "at_ms": round(s.at_ms, 1), **s.detail} for s in self.steps],
         }
+
+
+@dataclass(frozen=True)
+class Email:
+    """A receipt e-mail that left: one more in the customer's inbox."""
+
+    id: str
+    idempotency_key: str | None
+    order_id: str
+    charge_id: str
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One server instance behind the lab's balancer, with the store it talks to."""
+
+    name: str
+    store: IdempotencyStore
 
 
 # ---------------------------------------------------------------------------
@@ -166,10 +267,11 @@ class RequestEntry:
 
 
 class Lab:
-    """One isolated lab: settings, store, gateway and the log of recent requests.
+    """One isolated lab: settings, instances and their stores, gateway, mailbox, log.
 
     :param lab_id: 1-64 characters of ``[A-Za-z0-9_-]``.
-    :param clock: seconds, for record expiry and charge times (``time.time`` by default).
+    :param clock: seconds, for record expiry and charge times (``time.time`` by default);
+        :meth:`advance` moves the lab's own virtual clock on top of it.
     :param max_log: the request log is a ring buffer of this many requests.
     """
 
@@ -186,22 +288,57 @@ class Lab:
         self.id = lab_id
         self.settings = settings or Settings()
         self._clock = clock
-        self.store = IdempotencyStore(
-            ttl_s=self.settings.ttl_s, max_records=max_records, clock=self.now
-        )
+        self._offset_s = 0.0
+        self._max_records = max_records
+        self.store = self._new_store()  # the shared store
+        self.instances: tuple[Instance, ...] = ()
         self.gateway = FakeGateway(
             latency_ms=self.settings.gateway_latency_ms, max_ledger=max_ledger, clock=self.now
         )
+        self._mailbox: deque[Email] = deque(maxlen=max_ledger)
+        self._email_sent: OrderedDict[str, None] = OrderedDict()
         self._log: deque[RequestEntry] = deque(maxlen=max_log)
         self._ids = itertools.count(1)
+        self._emails = itertools.count(1)
+        self._round_robin = itertools.count()
         self._changes = itertools.count(1)  # next() is atomic, so concurrent bumps never collide
         self.version = 0
-        self._guard = threading.Lock()
+        self._guard = threading.RLock()
         self._next_order = 42
+        self.crash_at: str | int | None = None
+        """Where every request's instance crashes, for tests (the UI arms ``fault``): a step
+        name, or the index of the step boundary within the request (0 = the first)."""
+        self._base_settings = self.settings
+        self.scenario: Scenario | None = None
+        self.fixed = False
+        self.client: dict[str, Any] = dict(DEFAULT_CLIENT)
+        self._build_instances()
 
     def now(self) -> float:
-        """The lab's clock, in seconds."""
-        return self._clock()
+        """The lab's clock, in seconds: the real clock plus what :meth:`advance` added."""
+        return self._clock() + self._offset_s
+
+    def advance(self, seconds: float) -> float:
+        """Move the lab's virtual clock forward (to show TTL expiry); returns the offset in s.
+
+        :raises Problem: 422 unless 1 <= ``seconds`` <= 30 days.
+        """
+        if (
+            isinstance(seconds, bool)
+            or not isinstance(seconds, int)
+            or not 1 <= seconds <= MAX_ADVANCE_S
+        ):
+            raise Problem(
+                422,
+                "invalid-clock",
+                "Invalid clock change",
+                f"advance_s must be an integer from 1 to {MAX_ADVANCE_S}.",
+                errors={"advance_s": f"must be an integer from 1 to {MAX_ADVANCE_S}"},
+            )
+        with self._guard:
+            self._offset_s += seconds
+        self._touch()
+        return self._offset_s
 
     # -- the charge endpoint ---------------------------------------------------
 
@@ -213,62 +350,119 @@ class Lab:
         :param key_header: every ``Idempotency-Key`` header value sent (usually 0 or 1).
         :param body: the raw JSON body.
         :param action: the button that sent it, for the timeline only (``"Pay"``, ``"Retry"``…).
-        :returns: the response and the request's log entry. Status 201 (charged),
-            the stored status (replayed), 400/422 (invalid, nothing stored),
-            409 (key reused with another body, or lock not acquired), 502 (gateway failed,
-            key released).
+        :returns: the response and the request's log entry. Status 201 (charged), the
+            stored status (replayed), 400/422 (invalid, nothing stored), 409 (key reused
+            with another body, or in use; 422 or 400 under other profiles), 402 (declined,
+            stored), 502 (gateway failed, key released). When ``entry.delivered`` is
+            ``False`` the client must get no response at all.
         """
-        entry = self._begin(action)
+        settings = self.settings  # one consistent snapshot for the whole request
+        instance = self.instances[next(self._round_robin) % len(self.instances)]
+        entry = self._begin(action, settings, instance)
 
         def trace(step: str, /, **detail: Any) -> None:
             entry.steps.append(Step(step, (time.perf_counter() - entry.started) * 1000, detail))
             self._touch()
+            if self.crash_at in (step, len(entry.steps) - 1) or (
+                step == "gateway charge" and self._claim_fault("crash_after_charge")
+            ):
+                raise InstanceCrash(step)
 
+        try:
+            response, outcome = self._handle(entry, instance, settings, trace, key_header, body)
+        except InstanceCrash as crash:
+            # The process died: nothing more runs, and its memory (a per-instance store) is gone.
+            entry.steps.append(
+                Step("crash", (time.perf_counter() - entry.started) * 1000, {"after": crash.step})
+            )
+            if settings.store_scope == "per_instance":
+                instance.store.clear()
+            entry.delivered = False
+            response, outcome = _dropped(), "crashed"
+        self._finish(entry, response, outcome)
+        return response, entry
+
+    def _handle(
+        self,
+        entry: RequestEntry,
+        instance: Instance,
+        settings: Settings,
+        trace: Trace,
+        key_header: list[str],
+        body: bytes,
+    ) -> tuple[Response, Outcome]:
         outcome: Outcome
         try:
             # Validate first: an invalid request is answered and stores nothing.
             key = entry.key = parse_idempotency_key(key_header)
+            if key is None and settings.require_key:
+                raise _missing_key()
             charge = entry.charge = parse_charge(body)
             trace("validate", ok=True)
             if key is None:
                 # No key, no protection: every call charges.
                 trace("no key")
-                response, outcome = self._charge(None, charge, trace), "charged"
+                started = time.perf_counter()
+                response = self._charge(None, charge, settings)
+                trace("gateway charge", ms=round((time.perf_counter() - started) * 1000, 1))
+                outcome = "charged"
             else:
                 entry.fingerprint = fingerprint("POST", CHARGES_PATH, charge.as_dict())
                 done = execute(
-                    self.store,
+                    instance.store,
                     key,
                     entry.fingerprint,
-                    lambda: self._charge(key, charge, trace),
-                    lock=entry.lock,
+                    lambda: self._charge(key, charge, settings),
+                    lock=settings.lock,
+                    in_flight=settings.in_flight,  # type: ignore[arg-type]
+                    profile=PROFILES[settings.profile],
                     trace=trace,
                 )
                 response, outcome = done.response, done.outcome
+            if outcome == "charged" and response.status == 402:
+                outcome = "declined"
         except Problem as problem:
-            trace("validate", ok=False)
             response, outcome = Response.of_problem(problem), "invalid"
+            trace("validate", ok=False)
         except GatewayError as exc:
             response, outcome = _gateway_failed(exc), "error"
         except KeyBusy:
-            response, outcome = _key_busy(), "conflict"
-        trace("respond", status=response.status)
-        self._finish(entry, response, outcome)
-        return response, entry
+            busy = in_use_problem(PROFILES[settings.profile], 1)
+            response, outcome = Response.of_problem(busy, ("Retry-After", "1")), "in_use"
+        self._relay_outbox()
+        if outcome == "charged" and self._claim_fault("lose_response"):
+            entry.delivered = False
+            trace("response lost")
+        else:
+            trace("respond", status=response.status)
+        return response, outcome
 
-    def _charge(
-        self, key: str | None, charge: ChargeRequest, trace: Callable[..., None]
-    ) -> Response:
-        """The side effect: charge through the gateway, and build the business response."""
-        started = time.perf_counter()
-        done = self.gateway.charge(
-            order_id=charge.order_id,
-            amount=charge.amount,
-            currency=charge.currency,
-            idempotency_key=key,
-        )
-        if key is None:
-            trace("gateway charge", ms=round((time.perf_counter() - started) * 1000, 1))
+    def _charge(self, key: str | None, charge: ChargeRequest, settings: Settings) -> Response:
+        """The side effect: charge through the gateway, and build the business response.
+
+        With ``recovery="downstream_key"`` the idempotency key goes on to the gateway, so a
+        re-run after a crash gets the first charge back instead of a second one.
+        """
+        if self._claim_fault("gateway_error"):
+            raise GatewayError("connection reset before the charge reached the gateway")
+        try:
+            done = self.gateway.charge(
+                order_id=charge.order_id,
+                amount=charge.amount,
+                currency=charge.currency,
+                idempotency_key=key,
+                downstream_key=key if settings.recovery == "downstream_key" else None,
+                decline=settings.gateway_decline,
+            )
+        except CardDeclined:
+            declined = Problem(
+                402,
+                "card-declined",
+                "Card declined",
+                "The gateway declined the card. Retrying will not change the answer.",
+                code="card_declined",
+            )
+            return Response.of_problem(declined)
         body = {
             "id": done.id,
             "object": "charge",
@@ -278,28 +472,120 @@ class Lab:
             "status": "succeeded",
             "created": int(done.created_at),
         }
-        return Response(201, canonical_json(body), (("Content-Type", "application/json"),))
+        outbox: tuple[str, ...] = ()
+        if settings.email == "inline" or (settings.email == "outbox" and key is None):
+            self._send_receipt(key, done)  # a second side effect, run on every execution
+        elif settings.email == "outbox":
+            outbox = (canonical_json({"receipt": done.id, "order_id": done.order_id}).decode(),)
+        return Response(
+            201, canonical_json(body), (("Content-Type", "application/json"),), outbox=outbox
+        )
+
+    def _send_receipt(self, key: str | None, charge: Charge) -> None:
+        with self._guard:
+            self._mailbox.append(
+                Email(f"em_{next(self._emails):04d}", key, charge.order_id, charge.id)
+            )
+
+    def _relay_outbox(self) -> None:
+        """Send the committed outbox messages, at most once per key (``email_sent(key)``)."""
+        for store in self._stores():
+            for key, message in store.drain_outbox():
+                payload = json.loads(message)
+                with self._guard:
+                    if key in self._email_sent:
+                        continue
+                    self._email_sent[key] = None
+                    if len(self._email_sent) > self._max_records:
+                        self._email_sent.popitem(last=False)
+                    self._mailbox.append(
+                        Email(
+                            f"em_{next(self._emails):04d}",
+                            key,
+                            payload["order_id"],
+                            payload["receipt"],
+                        )
+                    )
+
+    def _claim_fault(self, fault: str) -> bool:
+        """Fire a one-shot fault: True once if it is armed, and disarm it."""
+        with self._guard:
+            if self.settings.fault != fault:
+                return False
+            self.settings = replace(self.settings, fault="none")
+        self._touch()
+        return True
+
+    # -- scenarios ------------------------------------------------------------------
+
+    def apply_scenario(self, name: str, *, fixed: bool = False) -> Scenario:
+        """Start scenario ``name`` afresh: its settings (with its fix if ``fixed``), an
+        empty lab, and the client switches the page should use.
+
+        :raises Problem: 404 for an unknown scenario name.
+        """
+        scenario = SCENARIOS.get(name)
+        if scenario is None:
+            raise Problem(
+                404,
+                "unknown-scenario",
+                "No such scenario",
+                "Scenarios are: " + ", ".join(SCENARIOS) + ".",
+            )
+        changes = {**scenario.settings, **(scenario.fix if fixed else {})}
+        self.update_settings(self._base_settings.patched(changes).as_dict())
+        self.reset()
+        with self._guard:
+            self.scenario, self.fixed = scenario, fixed
+            self.client = {
+                **DEFAULT_CLIENT,
+                **scenario.client,
+                **(scenario.fix_client if fixed else {}),
+            }
+        self._touch()
+        return scenario
+
+    def leave_scenario(self) -> None:
+        """Back to the free lab: default settings and client, results kept."""
+        self.update_settings(self._base_settings.as_dict())
+        with self._guard:
+            self.scenario, self.fixed = None, False
+            self.client = dict(DEFAULT_CLIENT)
+        self._touch()
 
     # -- settings, reset, orders -------------------------------------------------
 
     def update_settings(self, changes: object) -> Settings:
         """Apply a settings patch (see :meth:`Settings.patched`) and return the new settings.
 
+        Changing ``instances`` or ``store_scope`` starts the instances afresh.
+
         :raises Problem: 422 for unknown settings or bad values; nothing changes then.
         """
         with self._guard:
-            self.settings = self.settings.patched(changes)
-            self.store.ttl_s = self.settings.ttl_s
+            old = self.settings
+            self.settings = old.patched(changes)
             self.gateway.latency_ms = self.settings.gateway_latency_ms
+            if (old.instances, old.store_scope) != (
+                self.settings.instances,
+                self.settings.store_scope,
+            ):
+                self._build_instances()
+            for store in self._stores():
+                store.ttl_s = self.settings.ttl_s
         self._touch()
         return self.settings
 
     def reset(self) -> None:
-        """Empty the store, the ledger and the request log; keep the settings."""
+        """Empty the stores, the ledger, the mailbox and the log; keep the settings."""
         with self._guard:
-            self.store.clear()
+            for store in self._stores():
+                store.clear()
             self.gateway.clear()
+            self._mailbox.clear()
+            self._email_sent.clear()
             self._log.clear()
+            self._offset_s = 0.0
             self._next_order = 42
         self._touch()
 
@@ -325,6 +611,21 @@ class Lab:
         with self._guard:
             return list(self._log)
 
+    def emails(self) -> list[Email]:
+        """The receipt e-mails sent, oldest first (a ring buffer)."""
+        with self._guard:
+            return list(self._mailbox)
+
+    def records(self) -> list[tuple[str, Record]]:
+        """Every live record as ``(store name, record)``: ``"shared"`` or an instance's name."""
+        if self.settings.store_scope == "shared":
+            return [("shared", r) for r in self.store.records()]
+        return [(i.name, r) for i in self.instances for r in i.store.records()]
+
+    def clock_offset_s(self) -> float:
+        """How far :meth:`advance` has moved the lab's clock, in seconds."""
+        return self._offset_s
+
     def state(self) -> dict[str, Any]:
         """Everything the lab holds, as JSON-ready values (``GET /api/state``)."""
         now = self.now()
@@ -333,6 +634,7 @@ class Lab:
         return {
             "lab": self.id,
             "settings": self.settings.as_dict(),
+            "clock": {"now": now, "offset_s": self._offset_s},
             "charges": [
                 {
                     "id": c.id,
@@ -345,9 +647,23 @@ class Lab:
                 }
                 for c in charges
             ],
-            "summary": {"charged": summary.charged, "intended": summary.intended},
+            "summary": {
+                "charged": summary.charged,
+                "intended": summary.intended,
+                "emails": len(self._mailbox),
+            },
+            "emails": [
+                {
+                    "id": e.id,
+                    "idempotency_key": e.idempotency_key,
+                    "order_id": e.order_id,
+                    "charge_id": e.charge_id,
+                }
+                for e in self.emails()
+            ],
             "records": [
                 {
+                    "store": where,
                     "idempotency_key": r.key,
                     "fingerprint": r.fingerprint,
                     "state": r.state.value,
@@ -355,19 +671,39 @@ class Lab:
                     "created": r.created_at,
                     "expires_in_s": round(r.expires_at - now, 1),
                 }
-                for r in self.store.records()
+                for where, r in self.records()
             ],
             "requests": [e.as_dict() for e in self.requests()],
         }
 
     # -- internals ---------------------------------------------------------------
 
-    def _begin(self, action: str) -> RequestEntry:
+    def _new_store(self) -> IdempotencyStore:
+        return IdempotencyStore(
+            ttl_s=self.settings.ttl_s,
+            max_records=self._max_records,
+            in_progress_s=IN_PROGRESS_S,
+            clock=self.now,
+        )
+
+    def _build_instances(self) -> None:
+        shared = self.settings.store_scope == "shared"
+        self.instances = tuple(
+            Instance(f"i{n}", self.store if shared else self._new_store())
+            for n in range(1, self.settings.instances + 1)
+        )
+
+    def _stores(self) -> list[IdempotencyStore]:
+        return [self.store, *(i.store for i in self.instances if i.store is not self.store)]
+
+    def _begin(self, action: str, settings: Settings, instance: Instance) -> RequestEntry:
         entry = RequestEntry(
             id=next(self._ids),
             action=action[:40],
             started=time.perf_counter(),
-            lock=self.settings.lock,
+            at=self.now(),
+            instance=instance.name,
+            lock=settings.lock,
         )
         with self._guard:
             self._log.append(entry)
@@ -375,12 +711,14 @@ class Lab:
         return entry
 
     def _finish(self, entry: RequestEntry, response: Response, outcome: Outcome) -> None:
-        entry.status = response.status
         entry.outcome = outcome
+        if entry.delivered:
+            entry.status = response.status
+        body = json.loads(response.body) if response.body else {}
         if response.status < 300:
-            entry.charge_id = json.loads(response.body).get("id")
-        else:
-            entry.problem = json.loads(response.body).get("title")
+            entry.charge_id = body.get("id")
+        elif outcome != "crashed":
+            entry.problem = body.get("title")
         entry.finished = time.perf_counter()
         self._touch()
 
@@ -399,14 +737,24 @@ def _gateway_failed(exc: GatewayError) -> Response:
     return Response.of_problem(problem)
 
 
-def _key_busy() -> Response:
-    problem = Problem(
-        409,
-        "key-in-use",
-        "Idempotency key in use",
-        "Another request with this key is still running. Retry in a moment.",
+def _missing_key() -> Problem:
+    return Problem(
+        400,
+        "missing-idempotency-key",
+        "Idempotency-Key required",
+        "This endpoint requires an Idempotency-Key header (IETF draft: 400 when it is missing).",
     )
-    return Response.of_problem(problem, ("Retry-After", "1"))
+
+
+def _dropped() -> Response:
+    """What a server without a socket to close sends instead of no response at all."""
+    problem = Problem(
+        502,
+        "no-response",
+        "No response",
+        "The connection closed before any response: the client cannot tell whether it charged.",
+    )
+    return Response.of_problem(problem)
 
 
 # ---------------------------------------------------------------------------

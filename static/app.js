@@ -3,8 +3,41 @@
 (function () {
   "use strict";
 
-  // Sends a form as the JSON body the API expects, with the Idempotency-Key header taken
-  // from the key field. Numeric inputs become JSON numbers, a checkbox becomes a boolean.
+  var inFlight = 0; // charge requests this tab has open now
+
+  function byId(id) {
+    return document.getElementById(id);
+  }
+
+  function isCharge(elt) {
+    return elt && elt.matches && elt.matches("[hx-post$='/api/charges']");
+  }
+
+  function randomKey() {
+    if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+    return "k-" + Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
+  }
+
+  // The Idempotency-Key this request carries, by the client's key strategy:
+  // a stable key per intent, a fresh random one per click, or none at all.
+  function keyFor(elt) {
+    var field = byId("idempotency-key");
+    var strategy = byId("key-strategy") ? byId("key-strategy").value : "stable";
+    if (elt.dataset.newKey === "true" || strategy === "random") {
+      var fresh = randomKey();
+      if (field) {
+        field.value = fresh; // show the attendee the key that went out
+        field.dataset.derived = "false";
+      }
+      return fresh;
+    }
+    if (strategy === "none" || !field) return "";
+    return field.value;
+  }
+
+  // Sends the form as the JSON body the API expects, with the Idempotency-Key header.
+  // Numeric inputs become JSON numbers and checkboxes booleans. A settings control
+  // sends only its own value, and a button with data-body sends exactly that body.
   htmx.defineExtension("lab-json", {
     onEvent: function (name, evt) {
       if (name !== "htmx:configRequest") return;
@@ -12,9 +45,8 @@
       var headers = evt.detail.headers;
       headers["Content-Type"] = "application/json";
       if (elt.dataset.action) headers["X-Lab-Action"] = elt.dataset.action;
-      var keyField = document.getElementById("idempotency-key");
-      if (!keyField || evt.detail.verb !== "post") return;
-      var key = keyField.value;
+      if (!isCharge(elt)) return;
+      var key = keyFor(elt);
       if (key === "") return; // no key: the request runs unprotected, on purpose
       // A header cannot carry characters beyond Latin-1 or control characters: the
       // browser would throw. Anything else goes out, and the server answers 400 if bad.
@@ -27,37 +59,77 @@
     },
     encodeParameters: function (xhr, parameters, elt) {
       xhr.overrideMimeType("text/json");
+      if (elt.dataset.body) return elt.dataset.body;
+      if (elt.closest("#settings") && elt.name) {
+        var own = {};
+        own[elt.name] = valueOf(elt, elt.value);
+        return JSON.stringify(own);
+      }
       var body = {};
       parameters.forEach(function (value, name) {
-        var input = document.getElementsByName(name)[0];
-        var numeric = input && (input.type === "number" || input.type === "range");
-        var number = Number(value);
-        // Send what the user typed: 100000.5 goes as a number so the server can say why it is refused.
-        body[name] = numeric && String(value).trim() !== "" && isFinite(number) ? number : value;
+        body[name] = valueOf(document.getElementsByName(name)[0], value);
       });
-      if (elt.type === "checkbox") body[elt.name] = elt.checked;
       var delta = Number(elt.dataset.amountDelta);
       if (delta && typeof body.amount === "number") body.amount += delta;
       return JSON.stringify(body);
     }
   });
 
+  function valueOf(input, value) {
+    if (!input) return value;
+    if (input.type === "checkbox") return input.checked;
+    var numeric = input.type === "number" || input.type === "range" || input.dataset.json === "number";
+    var number = Number(value);
+    // Send what the user typed: 100000.5 goes as a number so the server can say why it is refused.
+    return numeric && String(value).trim() !== "" && isFinite(number) ? number : value;
+  }
+
   function showNotice(text) {
-    var notice = document.getElementById("notice");
+    var notice = byId("notice");
     if (!notice) return;
     notice.textContent = text;
     notice.hidden = false;
   }
 
   function hideNotice() {
-    var notice = document.getElementById("notice");
+    var notice = byId("notice");
     if (notice) notice.hidden = true;
   }
+
+  // The client-side guard: while a charge request is in flight, the buttons are
+  // disabled and further clicks in this tab are dropped. Other tabs know nothing of it.
+  function guardOn() {
+    return byId("guard") && byId("guard").checked;
+  }
+
+  function setDisabled(disabled) {
+    document.querySelectorAll("#order-form button").forEach(function (b) {
+      b.disabled = disabled;
+    });
+  }
+
+  document.body.addEventListener("htmx:confirm", function (evt) {
+    if (isCharge(evt.detail.elt) && guardOn() && inFlight > 0) {
+      evt.preventDefault();
+      showNotice("Client guard: a request is already in flight, so this click was dropped.");
+    }
+  });
+  document.body.addEventListener("htmx:beforeRequest", function (evt) {
+    if (!isCharge(evt.detail.elt)) return;
+    hideNotice();
+    inFlight += 1;
+    if (guardOn()) setDisabled(true);
+  });
+  document.body.addEventListener("htmx:afterRequest", function (evt) {
+    if (!isCharge(evt.detail.elt)) return;
+    inFlight = Math.max(0, inFlight - 1);
+    if (inFlight === 0) setDisabled(false);
+  });
 
   // Two answers can arrive out of order (Double-submit): never let an older render of
   // the panels replace a newer one. The server stamps each render with the lab's version.
   document.body.addEventListener("htmx:beforeSwap", function (evt) {
-    var current = document.getElementById("panels");
+    var current = byId("panels");
     if (!current || evt.detail.target !== current) return;
     var match = /data-version="(\d+)"/.exec(evt.detail.serverResponse || "");
     if (match && Number(match[1]) < Number(current.dataset.version)) evt.detail.shouldSwap = false;
@@ -68,23 +140,49 @@
     var d = evt.detail || {};
     showNotice((d.status ? d.status + " " : "") + (d.title || "Error") + ": " + (d.detail || ""));
   });
-  document.body.addEventListener("htmx:beforeRequest", hideNotice);
+  // A dropped connection: the lost-response and crash faults do exactly this.
   document.body.addEventListener("htmx:sendError", function () {
-    showNotice("No response: the server could not be reached. Did it charge? Only the server knows.");
+    showNotice("No response — did it charge? The connection closed before any answer.");
+    htmx.trigger(document.body, "lab-refresh");
   });
 
   // The key follows the order id (one intent, one key) until the user edits the key.
   document.body.addEventListener("input", function (evt) {
     var target = evt.target;
     if (target.id === "order-id") {
-      var key = document.getElementById("idempotency-key");
+      var key = byId("idempotency-key");
       if (key && key.dataset.derived === "true") {
         key.value = target.dataset.keyTemplate.replace("{order}", target.value);
       }
     } else if (target.id === "idempotency-key") {
       target.dataset.derived = "false";
     } else if (target.id === "latency") {
-      document.getElementById("latency-out").value = target.value + " ms";
+      byId("latency-out").value = target.value + " ms";
     }
   });
+
+  // "Run the steps": click the scenario's buttons one after the other, each once the
+  // requests of the one before have answered. Real clicks, real requests.
+  function runScript(names) {
+    if (!names.length) return;
+    var button = document.querySelector("[data-action='" + names[0] + "']:not(span)");
+    if (!button) return;
+    button.click();
+    var waited = 0;
+    var timer = setInterval(function () {
+      waited += 100;
+      if ((inFlight === 0 && waited >= 300) || waited > 10000) {
+        clearInterval(timer);
+        runScript(names.slice(1));
+      }
+    }, 100);
+  }
+
+  var layout = document.querySelector("[data-autorun='true']");
+  if (layout && layout.dataset.script) {
+    history.replaceState(null, "", window.location.pathname);
+    setTimeout(function () {
+      runScript(layout.dataset.script.split("|"));
+    }, 300);
+  }
 })();

@@ -46,7 +46,7 @@ def test_page_has_the_buttons_and_controls(client: FlaskClient) -> None:
     ):
         assert re.search(rf"<button[^>]*>\s*{re.escape(label)}\s*</button>", html), label
     assert 'id="lock"' in html and 'name="gateway_latency_ms"' in html
-    assert 'value="order-42-pay-v1"' in html
+    assert 'value="t1:u7:pay:order-42:v1"' in html
     assert "htmx-2.0.11.min.js" in html
     assert "<script>" not in html  # no inline script: the CSP forbids it
     assert "cdn" not in html.lower()
@@ -110,17 +110,18 @@ def test_settings_patch_from_htmx_returns_panels_out_of_band(client: FlaskClient
 
 
 def test_new_order_gives_a_new_key(client: FlaskClient) -> None:
-    hx_pay(client, key="order-42-pay-v1")
+    hx_pay(client, key="t1:u7:pay:order-42:v1")
     html = client.post("/lab/p1/new-order", data={"order_id": "42", "amount": "5000"}).get_data(
         as_text=True
     )
-    assert 'value="43"' in html and 'value="order-43-pay-v1"' in html and 'value="5000"' in html
+    assert 'value="43"' in html and 'value="5000"' in html
+    assert 'value="t1:u7:pay:order-43:v1"' in html
 
 
 def test_refresh_keeps_the_current_order(client: FlaskClient) -> None:
-    hx_pay(client, key="order-77-pay-v1", body={"order_id": "77", "amount": 5})
+    hx_pay(client, key="t1:u7:pay:order-77:v1", body={"order_id": "77", "amount": 5})
     html = client.get("/lab/p1").get_data(as_text=True)
-    assert 'value="order-77-pay-v1"' in html
+    assert 'value="t1:u7:pay:order-77:v1"' in html
 
 
 @pytest.mark.parametrize("lock", [True, False])

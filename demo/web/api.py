@@ -3,7 +3,9 @@ core; an htmx request gets the page's fragments instead of JSON (``Vary: HX-Requ
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 from typing import Any
 
 from flask import Blueprint, Response, g, jsonify, request
@@ -37,6 +39,8 @@ def create_charge() -> Response:
         body,
         action=request.headers.get("X-Lab-Action", "API"),
     )
+    if not entry.delivered:
+        return _drop_connection(result)
     if is_htmx():
         return pages.panels_response(g.lab, focus=entry, status=result.status)
     return _to_flask(result)
@@ -56,6 +60,18 @@ def update_settings() -> Response:
     if is_htmx():
         return pages.settings_response(g.lab)
     return jsonify(settings.as_dict())
+
+
+@bp.post("/clock")
+def advance_clock() -> Response:
+    """Move the lab's virtual clock, e.g. ``{"advance_s": 90000}``: 200, or 4xx."""
+    changes = _parse_json(_json_body())
+    if not isinstance(changes, dict) or set(changes) != {"advance_s"}:
+        changes = {"advance_s": None}  # anything else is refused below, with the rule
+    offset = g.lab.advance(changes["advance_s"])
+    if is_htmx():
+        return pages.panels_response(g.lab)
+    return jsonify({"offset_s": offset, "now": g.lab.now()})
 
 
 @bp.post("/reset")
@@ -86,6 +102,18 @@ def _parse_json(body: bytes) -> Any:
         raise Problem(
             400, "malformed-json", "Malformed JSON", "The body is not valid JSON."
         ) from None
+
+
+def _drop_connection(fallback: CoreResponse) -> Response:
+    """Close the connection without a response: what a lost response or a crashed
+    instance looks like to the client. A server that gives the app no socket gets the
+    ``fallback`` (502 problem+json) instead."""
+    sock = request.environ.get("werkzeug.socket")
+    if sock is None:
+        return _to_flask(fallback)
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+    return Response(status=204)  # never arrives: the socket is already shut
 
 
 def _to_flask(result: CoreResponse) -> Response:

@@ -16,7 +16,9 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from ..explain import explain
 from ..gateway import summarise
+from ..idempotency import PROFILES
 from ..lab import Lab, LabRegistry, RequestEntry
+from ..scenarios import SCENARIOS
 from . import labs
 
 bp = Blueprint("pages", __name__)
@@ -28,9 +30,13 @@ TABLE_ROWS = 6
 """Newest rows shown in the store and ledger tables; the tally counts them all."""
 
 
+KEY_TEMPLATE = "t1:u7:pay:order-{order}:v1"
+"""A stable key per intent: tenant, actor, operation, business id, version."""
+
+
 def intent_key(order_id: str) -> str:
     """The idempotency key the page derives for paying ``order_id``: one intent, one key."""
-    return f"order-{order_id}-pay-v1"
+    return KEY_TEMPLATE.replace("{order}", order_id)
 
 
 @bp.get("/")
@@ -40,14 +46,35 @@ def index() -> BaseResponse:
 
 
 @bp.get("/lab/<lab_id>")
-def lab_page(lab_id: str) -> str:
-    """The lab: order form, buttons, switches, and the four panels."""
+def lab_page(lab_id: str) -> BaseResponse | str:
+    """The lab: order form, buttons, switches, and the panels.
+
+    ``?scenario=<name>`` (a shareable link) starts that scenario afresh, with its fix if
+    ``fixed=1``; ``scenario=none`` leaves it. Then it redirects to the plain lab address,
+    keeping ``run=1``, which makes the page click the scenario's steps itself.
+    """
     lab = labs().get(lab_id)
+    name = request.args.get("scenario")
+    if name is not None:
+        if name == "none":
+            lab.leave_scenario()
+        else:
+            lab.apply_scenario(name, fixed=request.args.get("fixed") == "1")
+        if request.args.get("run") == "1" and name != "none":
+            return redirect(url_for("pages.lab_page", lab_id=lab.id, run="1"), 303)
+        return redirect(url_for("pages.lab_page", lab_id=lab.id), 303)
     last = lab.latest_charge()
     order_id = last.order_id if last else lab.new_order_id()
     amount = last.amount if last else 100_000
     return render_template(
-        "lab.html", form=_form(order_id, amount), poll_s=_poll_s(), **panels_context(lab)
+        "lab.html",
+        form=_form(order_id, amount),
+        poll_s=_poll_s(),
+        scenarios=SCENARIOS.values(),
+        client=lab.client,
+        key_template=KEY_TEMPLATE,
+        autorun=request.args.get("run") == "1" and lab.scenario is not None,
+        **panels_context(lab),
     )
 
 
@@ -70,6 +97,7 @@ def new_order(lab_id: str) -> str:
         "_partials/order_form.html",
         form=_form(lab.new_order_id(after=current), int(amount) if amount.isdigit() else 100_000),
         lab=lab,
+        key_template=KEY_TEMPLATE,
     )
 
 
@@ -87,12 +115,20 @@ def duration(seconds: float) -> str:
 
 @bp.app_template_global("badge")
 def badge(entry: RequestEntry) -> str:
-    """The outcome badge's words: CHARGED, REPLAYED, 409 CONFLICT, ERROR or IN FLIGHT."""
+    """The outcome badge's words: CHARGED, REPLAYED, 409 CONFLICT, ERROR, IN FLIGHT, …"""
     if entry.outcome == "conflict":
         return f"{entry.status} CONFLICT"
-    return {"charged": "CHARGED", "replayed": "REPLAYED", "in_flight": "IN FLIGHT"}.get(
-        entry.outcome, "ERROR"
-    )
+    if entry.outcome == "crashed":
+        return "CRASHED"
+    if not entry.delivered:
+        return "CHARGED · NO RESPONSE"
+    return {
+        "charged": "CHARGED",
+        "replayed": "REPLAYED",
+        "in_flight": "IN FLIGHT",
+        "in_use": f"{entry.status} IN USE",
+        "declined": "402 DECLINED",
+    }.get(entry.outcome, "ERROR")
 
 
 # -- rendering helpers used by the API views too ----------------------------------
@@ -124,21 +160,31 @@ def panels_context(lab: Lab, focus: RequestEntry | None = None) -> dict[str, Any
     entries = lab.requests()
     charges = lab.gateway.ledger()
     summary = summarise(charges)
+    emails = lab.emails()
     now = lab.now()
-    records = lab.store.records()[::-1]
+    records = lab.records()[::-1]
+    settings = lab.settings
     return {
         "version": version,
         "lab": lab,
-        "settings": lab.settings,
-        "explanation": explain(entries, summary, focus),
+        "settings": settings,
+        "scenario": lab.scenario,
+        "fixed": lab.fixed,
+        "explanation": explain(entries, summary, focus, settings),
         "clusters": timeline(entries[-TIMELINE_LANES:]),
         "records": [
-            {"record": r, "expires_in": _duration(r.expires_at - now)} for r in records[:TABLE_ROWS]
+            {"store": where, "record": r, "expires_in": _duration(r.expires_at - now)}
+            for where, r in records[:TABLE_ROWS]
         ],
         "more_records": max(len(records) - TABLE_ROWS, 0),
         "charges": charges[::-1][:TABLE_ROWS],
         "more_charges": max(len(charges) - TABLE_ROWS, 0),
         "summary": summary,
+        "emails": len(emails),
+        # One receipt per paid order is what should happen; the mailbox is what did.
+        "expected_emails": summary.intended if settings.email != "off" else None,
+        "clock_offset": _duration(lab.clock_offset_s()) if lab.clock_offset_s() else None,
+        "profiles": PROFILES.values(),
     }
 
 
@@ -229,11 +275,14 @@ def _step_text(name: str, detail: dict[str, Any] | Any) -> str:
         return f"gateway charge ({float(detail.get('ms', 0)):.0f} ms)"
     if name == "validate":
         return "" if detail.get("ok") else "invalid"
+    if name == "crash":
+        return f"✕ instance crashed after {detail.get('after', '?')}"
     return {
         "no key": "no key: unprotected",
         "reserve": "reserve (in progress)",
         "record save": "record saved",
         "release": "key released",
+        "reclaim": "in progress, nobody holds the lock: reclaim",
     }.get(name, "")
 
 

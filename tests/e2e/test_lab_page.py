@@ -74,7 +74,7 @@ def test_pay_charges_once(lab: LabPage) -> None:
     expect(lab.headline()).to_contain_text("CHARGED")
     expect(lab.page.locator("#ledger .tally")).to_contain_text("charged 1 / intended 1")
     assert len(lab.lab.gateway.ledger()) == 1
-    assert lab.charge_requests[0].headers["idempotency-key"] == "order-42-pay-v1"
+    assert lab.charge_requests[0].headers["idempotency-key"] == "t1:u7:pay:order-42:v1"
 
 
 def test_retry_replays_and_charges_nothing(lab: LabPage) -> None:
@@ -141,4 +141,4 @@ def test_keyboard_only(lab: LabPage) -> None:
 
 def test_editing_the_order_id_derives_a_new_key(lab: LabPage) -> None:
     lab.page.locator("#order-id").fill("1001")
-    expect(lab.page.locator("#idempotency-key")).to_have_value("order-1001-pay-v1")
+    expect(lab.page.locator("#idempotency-key")).to_have_value("t1:u7:pay:order-1001:v1")
