@@ -24,11 +24,11 @@ from .gateway import MAX_LATENCY_MS, CardDeclined, Charge, FakeGateway, GatewayE
 from .idempotency import (
     PROFILES,
     Clock,
-    Trace,
     IdempotencyStore,
     KeyBusy,
     Record,
     Response,
+    Trace,
     execute,
     fingerprint,
     in_use_problem,
