@@ -43,6 +43,29 @@ class ChargeRequest:
         return {"order_id": self.order_id, "amount": self.amount, "currency": self.currency}
 
 
+def parse_json(body: bytes) -> Any:
+    """Parse a JSON body strictly: no repeated member names, no ``NaN`` or ``Infinity``.
+
+    :raises Problem: 400 ``/problems/malformed-json``, saying where the body went wrong.
+    """
+    try:
+        return json.loads(body, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        why = f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+    except UnicodeDecodeError:
+        why = "it is not UTF-8"
+    except RecursionError:
+        why = "it is nested too deeply"
+    except ValueError as exc:
+        # Our own hooks' messages, or a number with thousands of digits.
+        why = str(exc) if isinstance(exc, _Refused) else "a number in it is too long"
+    raise Problem(400, "malformed-json", "Malformed JSON", f"The body is not valid JSON: {why}.")
+
+
+class _Refused(ValueError):
+    """JSON that parses, but that the lab refuses to guess about."""
+
+
 def parse_charge(body: bytes) -> ChargeRequest:
     """Parse and validate a JSON charge body, e.g. ``{"order_id": "42", "amount": 100000}``.
 
@@ -52,13 +75,7 @@ def parse_charge(body: bytes) -> ChargeRequest:
     :raises Problem: 400 when the body is not JSON (or repeats a member), 422 when it is
         JSON but not a valid charge; ``errors`` lists each field's problem.
     """
-    try:
-        value = json.loads(body, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
-    except (ValueError, RecursionError) as exc:
-        # ValueError covers bad JSON, bad UTF-8, repeated members and NaN/Infinity.
-        raise Problem(
-            400, "malformed-json", "Malformed JSON", f"The body is not valid JSON: {exc}."
-        ) from None
+    value = parse_json(body)
     if not isinstance(value, dict):
         raise _invalid({"body": "must be a JSON object"})
 
@@ -107,6 +124,8 @@ def parse_idempotency_key(values: list[str]) -> str | None:
         raise _bad_key("Send one Idempotency-Key header, not several.")
     raw = values[0]
     quoted = _SF_STRING.fullmatch(raw)
+    if not quoted and raw.startswith('"'):
+        raise _bad_key('A quoted key must be one structured-field string, e.g. "abc".')
     if not quoted and "," in raw:
         raise _bad_key(
             "Send one Idempotency-Key header; a bare key may not hold a comma (quote it)."
@@ -128,12 +147,12 @@ def parse_idempotency_key(values: list[str]) -> str | None:
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     names = [name for name, _ in pairs]
     if len(set(names)) != len(names):
-        raise ValueError("a member name is repeated")
+        raise _Refused("a member name is repeated")
     return dict(pairs)
 
 
 def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
+    raise _Refused(f"{name} is not a JSON number")
 
 
 def _invalid(errors: dict[str, str]) -> Problem:

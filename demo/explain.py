@@ -41,6 +41,15 @@ def explain(
     finished = [e for e in entries if e.finished is not None]
     if focus is None:
         focus = finished[-1] if finished else None
+    if focus is None and entries:
+        return Explanation(
+            "idle",
+            "IN FLIGHT — waiting for the answer",
+            (
+                "The request has reached the server and is on its way through the steps on the "
+                "timeline; the gateway takes the latency you set.",
+            ),
+        )
     if focus is None or focus.finished is None:
         return Explanation(
             "idle",
@@ -99,8 +108,10 @@ def explain(
             "error",
             f"{focus.status} — refused before anything ran",
             (
-                f"{focus.problem or 'The request was invalid'}. Validation runs first and stores "
-                "nothing, so the same key can be retried with a corrected request.",
+                f"{focus.problem or 'The request was invalid'}: "
+                f"{focus.problem_detail or 'see the response body.'}",
+                "Validation runs first and stores nothing, so the same key can be retried "
+                "with a corrected request.",
             ),
         )
     if focus.outcome == "error":
@@ -115,7 +126,7 @@ def explain(
     if focus.outcome == "conflict":
         return _conflict(focus, entries)
     if focus.outcome == "replayed":
-        return _replayed(focus, entries)
+        return _replayed(focus, entries, summary)
     return _charged(focus, entries, summary, settings)
 
 
@@ -133,18 +144,21 @@ def _conflict(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Explanati
             if e.key == focus.key
             and e.charge
             and e.fingerprint != focus.fingerprint
-            and e.outcome == "charged"
+            and e.outcome in ("charged", "declined", "crashed")
         ),
         None,
     )
-    bodies = (
-        f" (amount {first.charge.amount:,}, now {focus.charge.amount:,})"
-        if first and first.charge and focus.charge
-        else ""
-    )
+    bodies = ""
+    if first and first.charge and focus.charge:
+        was, now = first.charge.as_dict(), focus.charge.as_dict()
+        changed = [
+            f"{name} {was[name]!r} → {now[name]!r}" for name in was if was[name] != now[name]
+        ]
+        bodies = f" ({', '.join(changed)})" if changed else ""
+    word = "CONFLICT" if focus.status == 409 else "REFUSED"
     return Explanation(
         "conflict",
-        "409 CONFLICT — same key, different request",
+        f"{focus.status} {word} — same key, different request",
         (
             f"The key {focus.key} was first used with another body{bodies}, so the fingerprints "
             "differ. "
@@ -155,7 +169,9 @@ def _conflict(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Explanati
     )
 
 
-def _replayed(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Explanation:
+def _replayed(
+    focus: RequestEntry, entries: Sequence[RequestEntry], summary: LedgerSummary
+) -> Explanation:
     if focus.status == 402:
         return Explanation(
             "replayed",
@@ -180,6 +196,12 @@ def _replayed(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Explanati
             0,
             f"This request arrived while {who} was still charging. It waited {waited:.0f} ms "
             "for the per-key lock, looked the key up again, and found the finished record.",
+        )
+    order = focus.charge.order_id if focus.charge else None
+    if order in summary.doubled:
+        sentences.append(
+            f"The ledger still shows order {order} charged more than once, from earlier "
+            "requests: a replay cannot undo a double charge that already happened."
         )
     return Explanation(
         "replayed", f"REPLAYED — {focus.charge_id} again, no new charge", tuple(sentences)
@@ -300,16 +322,29 @@ def _race(a: RequestEntry, b: RequestEntry, order: str) -> Explanation:
             return "?"
         return f"+{(entry.started - origin) * 1000 + found.at_ms:.0f} ms"
 
+    lookup = second.step("lookup")
+    if lookup is not None and lookup.detail.get("hit"):
+        # The lock was switched off while the first was running: the second saw its
+        # reservation, but nothing made it wait.
+        how = (
+            f"#{second.id} found #{first.id}'s record still in progress "
+            f"({at(second, 'lookup')}); with the Lock off nothing made it wait, so it charged too."
+        )
+    else:
+        how = (
+            f"Both looked the key up ({at(first, 'lookup')} and {at(second, 'lookup')}) before "
+            f"either saved its record ({at(first, 'record save')}), so both found nothing and "
+            "both charged."
+        )
     return Explanation(
         "double",
         f"DOUBLE CHARGE — order {order} paid twice with one key",
         (
-            f"Requests #{first.id} and #{second.id} carried the same key {a.key} and overlapped. "
-            f"Both looked the key up ({at(first, 'lookup')} and {at(second, 'lookup')}) before "
-            f"either saved its record ({at(first, 'record save')}), so both found nothing and both "
-            "charged.",
-            "That is a TOCTOU race: the check and the act are separate steps, and the Lock is off. "
-            "With the Lock on, the second request waits for the first, looks again and replays.",
+            f"Requests #{first.id} and #{second.id} carried the same key {a.key} and "
+            f"overlapped. {how}",
+            "That is a TOCTOU race: the check and the act are separate steps, and the Lock is "
+            "off. With the Lock on, the second request waits for the first, looks again and "
+            "replays.",
         ),
     )
 

@@ -211,6 +211,8 @@ class RequestEntry:
     outcome: Outcome = "in_flight"
     charge_id: str | None = None
     problem: str | None = None
+    problem_detail: str | None = None
+    raw_key: str | None = None
     lock: bool = True
     delivered: bool = True
 
@@ -303,8 +305,12 @@ class Lab:
         self._round_robin = itertools.count()
         self._changes = itertools.count(1)  # next() is atomic, so concurrent bumps never collide
         self.version = 0
+        self.settings_version = 0
+        """Bumped whenever the settings change, so every open page can catch up."""
         self._guard = threading.RLock()
         self._next_order = 42
+        self.current_order = "42"
+        """The order the page shows: the intent being paid, shared by every tab."""
         self.crash_at: str | int | None = None
         """Where every request's instance crashes, for tests (the UI arms ``fault``): a step
         name, or the index of the step boundary within the request (0 = the first)."""
@@ -378,7 +384,7 @@ class Lab:
             if settings.store_scope == "per_instance":
                 instance.store.clear()
             entry.delivered = False
-            response, outcome = _dropped(), "crashed"
+            response, outcome = no_response(), "crashed"
         self._finish(entry, response, outcome)
         return response, entry
 
@@ -392,12 +398,14 @@ class Lab:
         body: bytes,
     ) -> tuple[Response, Outcome]:
         outcome: Outcome
+        entry.raw_key = key_header[0][:64] if key_header else None  # shown when invalid
         try:
             # Validate first: an invalid request is answered and stores nothing.
             key = entry.key = parse_idempotency_key(key_header)
             if key is None and settings.require_key:
                 raise _missing_key()
             charge = entry.charge = parse_charge(body)
+            self.current_order = charge.order_id  # every tab's page follows the intent
             trace("validate", ok=True)
             if key is None:
                 # No key, no protection: every call charges.
@@ -513,6 +521,7 @@ class Lab:
             if self.settings.fault != fault:
                 return False
             self.settings = replace(self.settings, fault="none")
+            self.settings_version += 1
         self._touch()
         return True
 
@@ -573,6 +582,7 @@ class Lab:
                 self._build_instances()
             for store in self._stores():
                 store.ttl_s = self.settings.ttl_s
+            self.settings_version += 1
         self._touch()
         return self.settings
 
@@ -587,17 +597,21 @@ class Lab:
             self._log.clear()
             self._offset_s = 0.0
             self._next_order = 42
+            self.current_order = "42"
         self._touch()
 
     def new_order_id(self, after: str = "") -> str:
-        """An order id unused in this lab (after ``after`` if it is a number): a new intent."""
+        """Move the page's order on to one unused in this lab (after ``after`` if it is a
+        number): a new intent. Every tab of the lab then shows it."""
         with self._guard:
             used = {e.charge.order_id for e in self._log if e.charge} | {after}
-            if after.isdigit() and len(after) < 15:
+            if re.fullmatch(r"[0-9]{1,15}", after):
                 self._next_order = max(self._next_order, int(after) + 1)
             while str(self._next_order) in used:
                 self._next_order += 1
-            return str(self._next_order)
+            self.current_order = str(self._next_order)
+        self._touch()
+        return self.current_order
 
     def latest_charge(self) -> ChargeRequest | None:
         """The body of the most recent valid charge request, or ``None``."""
@@ -642,7 +656,7 @@ class Lab:
                     "order_id": c.order_id,
                     "amount": c.amount,
                     "currency": c.currency,
-                    "created": c.created_at,
+                    "created": int(c.created_at),
                     "double_charge": c.order_id in summary.doubled,
                 }
                 for c in charges
@@ -719,6 +733,7 @@ class Lab:
             entry.charge_id = body.get("id")
         elif outcome != "crashed":
             entry.problem = body.get("title")
+            entry.problem_detail = body.get("detail")
         entry.finished = time.perf_counter()
         self._touch()
 
@@ -746,7 +761,7 @@ def _missing_key() -> Problem:
     )
 
 
-def _dropped() -> Response:
+def no_response() -> Response:
     """What a server without a socket to close sends instead of no response at all."""
     problem = Problem(
         502,
@@ -764,10 +779,13 @@ def _dropped() -> Response:
 
 class LabRegistry:
     """Every lab of the process, bounded: idle labs expire, and past ``max_labs`` the
-    least recently used lab is evicted.
+    least recently used lab is evicted, unless it was used in the last ``protect_s``
+    seconds: then no new lab is made (503), so a burst of new ids cannot wipe labs in use.
 
     :param max_labs: at most this many labs at once (a workshop of 100 fits twice over).
     :param idle_s: a lab unused for this many seconds is dropped.
+    :param protect_s: a lab used this recently is never evicted (an open page polls
+        every few seconds, so it counts as used).
     :param make_lab: builds a new lab from its id.
     :param clock: seconds, ``time.monotonic`` by default.
     """
@@ -777,11 +795,13 @@ class LabRegistry:
         *,
         max_labs: int = 200,
         idle_s: float = 2 * 3600,
+        protect_s: float = 60,
         make_lab: Callable[[str], Lab] = Lab,
         clock: Clock = time.monotonic,
     ) -> None:
         self.max_labs = max_labs
         self.idle_s = idle_s
+        self.protect_s = protect_s
         self._make_lab = make_lab
         self._clock = clock
         self._labs: OrderedDict[str, tuple[Lab, float]] = OrderedDict()
@@ -800,7 +820,8 @@ class LabRegistry:
     def get(self, lab_id: str) -> Lab:
         """The lab with this id, created if needed; marks it used.
 
-        :raises Problem: 404 when the id is not 1-64 characters of ``[A-Za-z0-9_-]``.
+        :raises Problem: 404 when the id is not 1-64 characters of ``[A-Za-z0-9_-]``;
+            503 when a new lab is needed but every lab is full and in use.
         """
         if not self.valid_id(lab_id):
             raise Problem(
@@ -812,10 +833,21 @@ class LabRegistry:
         now = self._clock()
         with self._guard:
             self._expire(now)
-            lab = self._labs.pop(lab_id, (None, now))[0] or self._make_lab(lab_id)
+            if lab_id in self._labs:
+                lab = self._labs.pop(lab_id)[0]
+            else:
+                if len(self._labs) >= self.max_labs:
+                    _, (_, used) = next(iter(self._labs.items()))
+                    if now - used < self.protect_s:
+                        raise Problem(
+                            503,
+                            "too-many-labs",
+                            "Too many labs",
+                            f"All {self.max_labs} labs are in use. Try again in a minute.",
+                        )
+                    self._labs.popitem(last=False)
+                lab = self._make_lab(lab_id)
             self._labs[lab_id] = (lab, now)
-            while len(self._labs) > self.max_labs:
-                self._labs.popitem(last=False)
             return lab
 
     def __len__(self) -> int:

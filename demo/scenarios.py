@@ -195,7 +195,8 @@ SCENARIOS: dict[str, Scenario] = {
             "Disable the button while a request is in flight, and see what it does not stop.",
             (
                 "Press Double-submit: the guard lets only one request out.",
-                "Open a second tab on this lab and press Pay in both quickly.",
+                "Press New order, open a second tab on this lab, and press Pay in both tabs "
+                "within 2 s.",
             ),
             "The guard stops a double click in one tab. It does not stop a second tab, a "
             "retry after a lost response, or a proxy's retry: with the lock off, those still "

@@ -119,6 +119,10 @@
     hideNotice();
     inFlight += 1;
     if (guardOn()) setDisabled(true);
+    // Show the request in flight on the timeline while the gateway takes its time.
+    setTimeout(function () {
+      if (inFlight > 0) htmx.trigger(document.body, "lab-refresh");
+    }, 150);
   });
   document.body.addEventListener("htmx:afterRequest", function (evt) {
     if (!isCharge(evt.detail.elt)) return;
@@ -130,7 +134,8 @@
   // the panels replace a newer one. The server stamps each render with the lab's version.
   document.body.addEventListener("htmx:beforeSwap", function (evt) {
     var current = byId("panels");
-    if (!current || evt.detail.target !== current) return;
+    var target = evt.detail.target;
+    if (!current || (target !== current && target.id !== "panels-slot")) return;
     var match = /data-version="(\d+)"/.exec(evt.detail.serverResponse || "");
     if (match && Number(match[1]) < Number(current.dataset.version)) evt.detail.shouldSwap = false;
   });

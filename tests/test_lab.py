@@ -164,14 +164,29 @@ class TestRegistry:
         assert caught.value.status == 404
 
     def test_cap_evicts_least_recently_used(self) -> None:
-        registry = LabRegistry(max_labs=3)
+        now = [0.0]
+        registry = LabRegistry(max_labs=3, protect_s=60, clock=lambda: now[0])
         first = registry.get("l0")
         for i in range(1, 3):
             registry.get(f"l{i}")
+        now[0] = 100  # everything is past the protection window
         registry.get("l0")  # used again: now the most recent
         registry.get("l3")
         assert len(registry) == 3
         assert registry.get("l0") is first  # survived; l1 was evicted
+        assert registry.get("l1") is not None  # a new, empty l1 (evicting l2)
+
+    def test_a_burst_of_new_ids_cannot_evict_labs_in_use(self) -> None:
+        now = [0.0]
+        registry = LabRegistry(max_labs=3, protect_s=60, clock=lambda: now[0])
+        victim = registry.get("victim")
+        registry.get("a")
+        registry.get("b")
+        now[0] = 10
+        with pytest.raises(Problem) as caught:
+            registry.get("flood")
+        assert caught.value.status == 503
+        assert registry.get("victim") is victim
 
     def test_idle_labs_expire(self) -> None:
         now = [0.0]

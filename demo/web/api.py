@@ -4,13 +4,15 @@ core; an htmx request gets the page's fragments instead of JSON (``Vary: HX-Requ
 from __future__ import annotations
 
 import contextlib
-import json
 import socket
 from typing import Any
 
 from flask import Blueprint, Response, g, jsonify, request
+from werkzeug.exceptions import RequestEntityTooLarge
 
+from ..charges import parse_json
 from ..idempotency import Response as CoreResponse
+from ..lab import no_response
 from ..problems import Problem
 from . import is_htmx, labs, pages
 
@@ -40,7 +42,7 @@ def create_charge() -> Response:
         action=request.headers.get("X-Lab-Action", "API"),
     )
     if not entry.delivered:
-        return _drop_connection(result)
+        return _drop_connection()
     if is_htmx():
         return pages.panels_response(g.lab, focus=entry, status=result.status)
     return _to_flask(result)
@@ -55,7 +57,7 @@ def state() -> Response:
 @bp.patch("/settings")
 def update_settings() -> Response:
     """Change settings, e.g. ``{"lock": false}``: 200 with the settings, or 4xx."""
-    changes = _parse_json(_json_body())
+    changes = parse_json(_json_body())
     settings = g.lab.update_settings(changes)
     if is_htmx():
         return pages.settings_response(g.lab)
@@ -65,7 +67,7 @@ def update_settings() -> Response:
 @bp.post("/clock")
 def advance_clock() -> Response:
     """Move the lab's virtual clock, e.g. ``{"advance_s": 90000}``: 200, or 4xx."""
-    changes = _parse_json(_json_body())
+    changes = parse_json(_json_body())
     if not isinstance(changes, dict) or set(changes) != {"advance_s"}:
         changes = {"advance_s": None}  # anything else is refused below, with the rule
     offset = g.lab.advance(changes["advance_s"])
@@ -92,25 +94,22 @@ def _json_body() -> bytes:
             "Unsupported Media Type",
             f"Send the body as application/json, not {request.mimetype or 'no Content-Type'}.",
         )
-    return request.get_data(cache=False)
+    body = request.get_data(cache=False)
+    limit = request.max_content_length
+    # A chunked body has no Content-Length to check up front: the stream stops at the
+    # limit, so a body that reaches it is refused rather than read cut short.
+    if request.content_length is None and limit is not None and len(body) >= limit:
+        raise RequestEntityTooLarge()
+    return body
 
 
-def _parse_json(body: bytes) -> Any:
-    try:
-        return json.loads(body)
-    except (ValueError, RecursionError):
-        raise Problem(
-            400, "malformed-json", "Malformed JSON", "The body is not valid JSON."
-        ) from None
-
-
-def _drop_connection(fallback: CoreResponse) -> Response:
+def _drop_connection() -> Response:
     """Close the connection without a response: what a lost response or a crashed
-    instance looks like to the client. A server that gives the app no socket gets the
-    ``fallback`` (502 problem+json) instead."""
+    instance looks like to the client. Where the server gives the app no socket (the
+    test client), a 502 ``/problems/no-response`` stands in for the silence."""
     sock = request.environ.get("werkzeug.socket")
     if sock is None:
-        return _to_flask(fallback)
+        return _to_flask(no_response())
     with contextlib.suppress(OSError):
         sock.shutdown(socket.SHUT_RDWR)
     return Response(status=204)  # never arrives: the socket is already shut

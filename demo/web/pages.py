@@ -6,6 +6,7 @@ both the first render and every update.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from ..explain import explain
 from ..gateway import summarise
 from ..idempotency import PROFILES
-from ..lab import Lab, LabRegistry, RequestEntry
+from ..lab import Lab, LabRegistry, RequestEntry, Step
 from ..scenarios import SCENARIOS
 from . import labs
 
@@ -64,8 +65,8 @@ def lab_page(lab_id: str) -> BaseResponse | str:
             return redirect(url_for("pages.lab_page", lab_id=lab.id, run="1"), 303)
         return redirect(url_for("pages.lab_page", lab_id=lab.id), 303)
     last = lab.latest_charge()
-    order_id = last.order_id if last else lab.new_order_id()
-    amount = last.amount if last else 100_000
+    order_id = lab.current_order
+    amount = last.amount if last and last.order_id == order_id else 100_000
     return render_template(
         "lab.html",
         form=_form(order_id, amount),
@@ -82,9 +83,12 @@ def lab_page(lab_id: str) -> BaseResponse | str:
 def panels(lab_id: str) -> BaseResponse:
     """The four panels, for polling: 204 (nothing to swap) while ``since`` is current."""
     lab = labs().get(lab_id)
-    if request.args.get("since") == str(lab.version):
+    stale = request.args.get("settings_version", str(lab.settings_version)) != str(
+        lab.settings_version
+    )
+    if request.args.get("since") == str(lab.version) and not stale:
         return Response(status=204)
-    return panels_response(lab)
+    return panels_response(lab, settings_stale=stale)
 
 
 @bp.post("/lab/<lab_id>/new-order")
@@ -92,10 +96,11 @@ def new_order(lab_id: str) -> str:
     """The order form for a new intent: the next unused order id, and so a new key."""
     lab = labs().get(lab_id)
     current = request.form.get("order_id", "")
-    amount = request.form.get("amount", "100000")
+    amount = request.form.get("amount", "")
+    keep = re.fullmatch(r"[0-9]{1,15}", amount) is not None
     return render_template(
         "_partials/order_form.html",
-        form=_form(lab.new_order_id(after=current), int(amount) if amount.isdigit() else 100_000),
+        form=_form(lab.new_order_id(after=current), int(amount) if keep else 100_000),
         lab=lab,
         key_template=KEY_TEMPLATE,
     )
@@ -117,7 +122,7 @@ def duration(seconds: float) -> str:
 def badge(entry: RequestEntry) -> str:
     """The outcome badge's words: CHARGED, REPLAYED, 409 CONFLICT, ERROR, IN FLIGHT, …"""
     if entry.outcome == "conflict":
-        return f"{entry.status} CONFLICT"
+        return f"{entry.status} {'CONFLICT' if entry.status == 409 else 'REFUSED'}"
     if entry.outcome == "crashed":
         return "CRASHED"
     if not entry.delivered:
@@ -134,9 +139,17 @@ def badge(entry: RequestEntry) -> str:
 # -- rendering helpers used by the API views too ----------------------------------
 
 
-def panels_response(lab: Lab, *, focus: RequestEntry | None = None, status: int = 200) -> Response:
-    """The panels fragment with ``status`` (htmx swaps every status, see base.html)."""
-    html = render_template("_partials/panels.html", poll_s=_poll_s(), **panels_context(lab, focus))
+def panels_response(
+    lab: Lab, *, focus: RequestEntry | None = None, status: int = 200, settings_stale: bool = False
+) -> Response:
+    """The panels fragment with ``status`` (htmx swaps every status, see base.html), and
+    the settings form out of band when the page shows settings another tab changed."""
+    html = render_template(
+        "_partials/panels.html",
+        poll_s=_poll_s(),
+        settings_stale=settings_stale,
+        **panels_context(lab, focus),
+    )
     response = Response(html, status, mimetype="text/html")
     response.vary.add("HX-Request")
     return response
@@ -221,6 +234,7 @@ class Cluster:
 
 
 GAP_S = 0.05  # requests closer than this share an axis, so the overlap is visible
+MIN_SPAN_MS = 50.0  # a 1 ms replay draws as a sliver, not as a long bar
 
 
 def timeline(entries: Sequence[RequestEntry]) -> list[Cluster]:
@@ -240,7 +254,7 @@ def timeline(entries: Sequence[RequestEntry]) -> list[Cluster]:
 
 def _cluster(group: list[RequestEntry], now: float) -> Cluster:
     origin = group[0].started
-    span_ms = max(max((e.finished or now) - origin for e in group) * 1000, 1.0)
+    span_ms = max(max((e.finished or now) - origin for e in group) * 1000, MIN_SPAN_MS)
 
     def x(ms: float) -> float:
         return round(min(ms / span_ms, 1.0) * 1000, 1)
@@ -250,12 +264,20 @@ def _cluster(group: list[RequestEntry], now: float) -> Cluster:
         start_ms = (entry.started - origin) * 1000
         end_ms = ((entry.finished or now) - origin) * 1000
         marks = tuple(
-            Mark(s.name, x(start_ms + s.at_ms), start_ms + s.at_ms, _step_text(s.name, s.detail))
+            Mark(s.name, x(start_ms + at), start_ms + at, _step_text(s.name, s.detail))
             for s in entry.steps
             if _step_text(s.name, s.detail)
+            for at in [_began_ms(s)]
         )
         lanes.append(Lane(entry, x(start_ms), max(x(end_ms), x(start_ms) + 4), start_ms, marks))
     return Cluster(tuple(lanes), span_ms)
+
+
+def _began_ms(step: Step) -> float:
+    """When a step began: a step that took time (the charge, the lock wait) is traced
+    when it ends, with its duration."""
+    took = step.detail.get("ms") if step.name == "gateway charge" else step.detail.get("waited_ms")
+    return step.at_ms - float(took or 0)
 
 
 def _step_text(name: str, detail: dict[str, Any] | Any) -> str:
@@ -272,7 +294,7 @@ def _step_text(name: str, detail: dict[str, Any] | Any) -> str:
         waited = float(detail.get("waited_ms", 0))
         return f"lock: waited {waited:.0f} ms" if waited >= 1 else "lock: acquired"
     if name == "gateway charge":
-        return f"gateway charge ({float(detail.get('ms', 0)):.0f} ms)"
+        return f"gateway charge, {float(detail.get('ms', 0)):.0f} ms"
     if name == "validate":
         return "" if detail.get("ok") else "invalid"
     if name == "crash":

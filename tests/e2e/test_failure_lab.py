@@ -1,0 +1,130 @@
+"""The failure lab in a real browser: scenarios run from their links with real clicks,
+and the expected-vs-actual numbers on the page match what the real code did."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.e2e
+
+# What the browser itself reports when a connection closes with no response (the lost
+# response and the crash do exactly that), and for 4xx answers.
+EXPECTED = re.compile(r"ERR_EMPTY_RESPONSE|htmx:sendError|htmx:afterRequest|status of 40[29]")
+
+
+@pytest.fixture
+def errors(page: Page) -> Any:
+    seen: list[str] = []
+    page.on("console", lambda m: seen.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: seen.append(f"page error: {exc}"))
+    yield seen
+    assert [e for e in seen if not EXPECTED.search(e)] == []
+
+
+def run_scenario(page: Page, live_server: Any, name: str, fixed: bool) -> str:
+    lab_id = f"e2e-{name}-{secrets.token_hex(4)}"
+    fix = "&fixed=1" if fixed else ""
+    page.goto(f"{live_server.url}/lab/{lab_id}?scenario={name}{fix}&run=1")
+    expect(page.locator("#lesson")).to_be_visible()
+    expect(page).to_have_url(re.compile(rf"/lab/{lab_id}$"))  # ?run=1 is consumed
+    return lab_id
+
+
+def expect_numbers(page: Page, expected: int, actual: int) -> None:
+    expect(page.locator("#lesson .actual-charges")).to_have_text(str(actual), timeout=15_000)
+    expect(page.locator("#lesson .expected-charges")).to_have_text(str(expected))
+
+
+@pytest.mark.parametrize(("fixed", "actual"), [(False, 2), (True, 1)])
+def test_lost_response(page: Page, live_server: Any, errors: Any, fixed: bool, actual: int) -> None:
+    lab_id = run_scenario(page, live_server, "lost-response", fixed)
+    expect_numbers(page, 1, actual)
+    expect(page.locator(".lane").filter(has_text="NO RESPONSE")).to_have_count(1)
+    assert len(live_server.lab(lab_id).gateway.ledger()) == actual
+
+
+@pytest.mark.parametrize(("fixed", "actual"), [(False, 2), (True, 1)])
+def test_crash_window(page: Page, live_server: Any, errors: Any, fixed: bool, actual: int) -> None:
+    lab_id = run_scenario(page, live_server, "crash-window", fixed)
+    expect_numbers(page, 1, actual)
+    expect(page.locator(".badge-crashed")).to_have_count(1)
+    expect(page.locator("#explain .headline")).to_contain_text(
+        "RECOVERED" if fixed else "DOUBLE CHARGE"
+    )
+    assert len(live_server.lab(lab_id).gateway.ledger()) == actual
+
+
+@pytest.mark.parametrize(("fixed", "actual"), [(False, 2), (True, 1)])
+def test_multi_instance(
+    page: Page, live_server: Any, errors: Any, fixed: bool, actual: int
+) -> None:
+    lab_id = run_scenario(page, live_server, "multi-instance", fixed)
+    expect_numbers(page, 1, actual)
+    expect(page.locator(".lane .instance")).to_have_text(["i2", "i1"])
+    assert [e.instance for e in live_server.lab(lab_id).requests()] == ["i1", "i2"]
+
+
+@pytest.mark.parametrize(("fixed", "actual"), [(False, 2), (True, 1)])
+def test_ttl_expiry(page: Page, live_server: Any, errors: Any, fixed: bool, actual: int) -> None:
+    lab_id = run_scenario(page, live_server, "ttl-expiry", fixed)
+    expect_numbers(page, 1, actual)
+    expect(page.locator("#explain .mode")).to_contain_text("lab clock +25h")
+    assert live_server.lab(lab_id).clock_offset_s() == 25 * 3600
+
+
+def test_email_once(page: Page, live_server: Any, errors: Any) -> None:
+    run_scenario(page, live_server, "email-once", False)
+    expect(page.locator("#lesson .actual-emails")).to_have_text("2", timeout=15_000)
+    expect(page.locator("#lesson .actual-charges")).to_have_text("1")
+
+
+def test_arming_a_fault_by_hand_shows_no_response(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    lab_id = "e2e-arm-" + secrets.token_hex(4)
+    page.goto(f"{live_server.url}/lab/{lab_id}")
+    page.get_by_text("Failure lab").click()
+    page.get_by_role("button", name="Lose the response").click()
+    expect(page.locator("#explain .armed")).to_contain_text("the next response will be lost")
+    page.get_by_role("button", name="Pay", exact=True).click()
+    expect(page.locator("#notice")).to_contain_text("No response — did it charge?")
+    expect(page.locator("#explain .headline")).to_contain_text("NO RESPONSE")
+    page.get_by_role("button", name="Retry", exact=True).click()
+    expect(page.locator("#explain .headline")).to_contain_text("REPLAYED")
+    assert len(live_server.lab(lab_id).gateway.ledger()) == 1
+
+
+def test_random_key_per_click_charges_every_click(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    lab_id = run_scenario(page, live_server, "key-per-click", False)
+    expect_numbers(page, 1, 2)
+    keys = {c.idempotency_key for c in live_server.lab(lab_id).gateway.ledger()}
+    assert len(keys) == 2
+
+
+def test_client_guard_stops_the_double_click_but_not_a_second_tab(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    lab_id = run_scenario(page, live_server, "client-guard", False)
+    expect(page.locator("#guard")).to_be_checked()
+    expect(page.locator("#notice")).to_contain_text("Client guard")
+    expect_numbers(page, 1, 1)
+    assert len(live_server.lab(lab_id).requests()) == 1  # one request left this tab
+    page.get_by_role("button", name="New order").click()
+    expect(page.locator("#order-id")).to_have_value("43")
+    second = page.context.new_page()
+    second.goto(f"{live_server.url}/lab/{lab_id}")
+    expect(second.locator("#order-id")).to_have_value("43")  # every tab shows the intent
+    expect(second.locator("#guard")).to_be_checked()
+    second.get_by_role("button", name="Pay", exact=True).click()
+    page.get_by_role("button", name="Pay", exact=True).click()
+    # Each tab's guard let its one click out; with the lock off, both charged.
+    expect(page.locator("#lesson .actual-charges")).to_have_text("3", timeout=15_000)
+    expect(page.locator("#lesson .expected-charges")).to_have_text("2")
+    second.close()
