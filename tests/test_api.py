@@ -266,3 +266,70 @@ def test_security_headers(client: FlaskClient) -> None:
     assert "frame-ancestors 'none'" in csp
     assert response.headers["X-Content-Type-Options"] == "nosniff"
     assert response.headers["Referrer-Policy"] == "no-referrer"
+
+
+# -- found by trying to break it ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        {"order_id": "\u00b2", "amount": "5"},
+        {"order_id": "42", "amount": "\u00b2"},
+        {"order_id": "42", "amount": "9" * 5000},
+        {"order_id": "9" * 5000, "amount": "1"},
+        {},
+    ],
+)
+def test_new_order_never_fails(client: FlaskClient, form: dict[str, str]) -> None:
+    response = client.post("/lab/t1/new-order", data=form)
+    assert response.status_code == 200
+    assert 'id="order-form"' in response.get_data(as_text=True)
+
+
+def test_settings_refuse_repeated_members(client: FlaskClient) -> None:
+    response = client.patch(
+        f"{API}/settings", data=b'{"lock": false, "lock": true}', content_type="application/json"
+    )
+    problem = assert_problem(response, 400)
+    assert "repeated" in problem["detail"]
+    assert state(client)["settings"]["lock"] is True
+
+
+@pytest.mark.parametrize("key", ['"abc', '"a\\nb"', '"abc";x=1', 'abc"'])
+def test_malformed_quoted_keys_are_400(client: FlaskClient, key: str) -> None:
+    response = pay(client, key=key)
+    if key == 'abc"':  # a bare key may hold a quote inside or at the end
+        assert response.status_code == 201
+    else:
+        assert_problem(response, 400)
+
+
+@pytest.mark.parametrize(
+    "body", [b'{"amount": ' + b"9" * 5000 + b"}", b"[" * 8000 + b"]" * 8000]
+)
+def test_json_errors_do_not_leak_python_internals(client: FlaskClient, body: bytes) -> None:
+    response = client.post(
+        f"{API}/charges",
+        data=body,
+        content_type="application/json",
+        headers={"Idempotency-Key": "k"},
+    )
+    problem = assert_problem(response, 400)
+    assert "sys." not in problem["detail"] and "recursion" not in problem["detail"]
+
+
+def test_poll_with_stale_settings_gets_the_settings_form(client: FlaskClient) -> None:
+    page = client.get("/lab/t1").get_data(as_text=True)
+    import re
+
+    version = re.search(r'id="settings-version" name="settings_version" value="(\d+)"', page)
+    assert version is not None
+    since = re.search(r'data-version="(\d+)"', page).group(1)  # type: ignore[union-attr]
+    quiet = client.get(f"/lab/t1/panels?since={since}&settings_version={version.group(1)}")
+    assert quiet.status_code == 204
+    client.patch(f"{API}/settings", json={"lock": False})  # "another tab"
+    fresh = client.get(f"/lab/t1/panels?since={since}&settings_version={version.group(1)}")
+    html = fresh.get_data(as_text=True)
+    assert '<form id="settings"' in html and 'hx-swap-oob="true"' in html
+    assert 'id="lock" name="lock" role="switch" checked' not in html

@@ -84,5 +84,6 @@ class LiveServer:
 @pytest.fixture(scope="session")
 def live_server() -> Iterator[LiveServer]:
     # The default gateway latency (300 ms): the race window the demo relies on.
-    with LiveServer(create_app({"TESTING": True})) as server:
+    # No polling: what the page shows must come from the answers themselves.
+    with LiveServer(create_app({"TESTING": True, "POLL_S": 600})) as server:
         yield server
