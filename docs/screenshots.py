@@ -76,6 +76,36 @@ def main() -> None:
         expect(page.locator(".badge-replayed")).to_have_count(2)
         expect(page.locator(".lane.outcome-in_flight")).to_have_count(0)
         shoot(page, "state-locked-double-submit")
+
+        # The failure lab: a scenario from its link, run by its own steps.
+        lesson = page.locator("#lesson .actual-charges")
+        for name, fixed, charges in (
+            ("crash-window", False, "2"),
+            ("crash-window", True, "1"),
+            ("lost-response", False, "2"),
+            ("multi-instance", False, "2"),
+            ("email-once", False, "1"),
+        ):
+            fix = "&fixed=1" if fixed else ""
+            page.goto(f"{base}-{name}?scenario={name}{fix}&run=1")
+            expect(lesson).to_have_text(charges, timeout=15_000)
+            page.wait_for_timeout(800)
+            shoot(page, f"scenario-{name}{'-fixed' if fixed else ''}")
+        page.goto(f"{base}-menu")
+        # A native drop-down does not show in a screenshot: open the same element as a list.
+        page.locator("#scenario-select").evaluate("s => { s.size = s.options.length; }")
+        box = page.locator(".scenario-menu").bounding_box()
+        assert box is not None
+        page.screenshot(
+            path=OUT / "scenario-menu.png",
+            clip={
+                "x": 0,
+                "y": 0,
+                "width": box["x"] + box["width"] + 20,
+                "height": box["y"] + box["height"] + 10,
+            },
+        )
+        print("wrote", OUT / "scenario-menu.png")
         browser.close()
     server.shutdown()
 
