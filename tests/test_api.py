@@ -305,9 +305,7 @@ def test_malformed_quoted_keys_are_400(client: FlaskClient, key: str) -> None:
         assert_problem(response, 400)
 
 
-@pytest.mark.parametrize(
-    "body", [b'{"amount": ' + b"9" * 5000 + b"}", b"[" * 8000 + b"]" * 8000]
-)
+@pytest.mark.parametrize("body", [b'{"amount": ' + b"9" * 5000 + b"}", b"[" * 8000 + b"]" * 8000])
 def test_json_errors_do_not_leak_python_internals(client: FlaskClient, body: bytes) -> None:
     response = client.post(
         f"{API}/charges",
