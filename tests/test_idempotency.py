@@ -337,3 +337,33 @@ class TestFingerprint:
     def test_is_sha256_hex(self) -> None:
         value = fingerprint("POST", "/x", {})
         assert len(value) == 64 and int(value, 16) >= 0
+
+
+def test_same_key_on_another_endpoint_is_a_mismatch_not_a_replay() -> None:
+    store, charge = IdempotencyStore(), CountingCharge()
+    execute(store, "k", FP, charge)
+    refund = fingerprint("POST", "/api/refunds", {"charge": "ch_1", "amount": 100000})
+    done = execute(store, "k", refund, charge)
+    assert done.outcome == "conflict" and charge.runs == 1
+
+
+@pytest.mark.parametrize("in_progress_s", [0, -5])
+def test_an_in_progress_record_past_its_deadline_is_reclaimed(in_progress_s: float) -> None:
+    """A deadline of 0 (or in the past) means "presumed dead", never "no deadline"."""
+    clock = FakeClock()
+    store = IdempotencyStore(in_progress_s=in_progress_s, clock=clock)
+    store.reserve("k", FP)  # a request that reserved and then died
+    charge = CountingCharge()
+    done = execute(store, "k", FP, charge, in_flight="reject")
+    assert done.outcome == "charged" and charge.runs == 1
+
+
+def test_reject_answers_in_use_within_the_deadline() -> None:
+    clock = FakeClock()
+    store = IdempotencyStore(in_progress_s=30, clock=clock)
+    store.reserve("k", FP)
+    done = execute(store, "k", FP, CountingCharge(), in_flight="reject")
+    assert done.outcome == "in_use" and done.response.status == 409
+    assert done.response.header("Retry-After") == "30"
+    clock.now += 30
+    assert execute(store, "k", FP, CountingCharge(), in_flight="reject").outcome == "charged"

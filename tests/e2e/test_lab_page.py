@@ -142,3 +142,19 @@ def test_keyboard_only(lab: LabPage) -> None:
 def test_editing_the_order_id_derives_a_new_key(lab: LabPage) -> None:
     lab.page.locator("#order-id").fill("1001")
     expect(lab.page.locator("#idempotency-key")).to_have_value("t1:u7:pay:order-1001:v1")
+
+
+def test_user_strings_show_as_text_and_run_nothing(lab: LabPage) -> None:
+    dialogs: list[str] = []
+    lab.page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    evil = "<img src=x onerror=alert(1)>"
+    lab.page.locator("#idempotency-key").fill(evil)
+    lab.page.locator("#order-id").fill(evil[:60])
+    lab.click("Pay")
+    expect(lab.headline()).to_contain_text("CHARGED")
+    expect(lab.page.locator(".lane .key").first).to_have_text(evil)
+    expect(lab.page.locator("#ledger td.key code").first).to_have_text(evil)
+    assert lab.page.locator("img[src=x]").count() == 0
+    lab.page.reload()
+    expect(lab.page.locator(".lane .key").first).to_have_text(evil)
+    assert dialogs == []
