@@ -30,9 +30,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="idempotency-demo", description=__doc__)
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=5000, help="port to listen on (default 5000)")
+    parser.add_argument(
+        "--lab-idle-s",
+        type=float,
+        default=2 * 3600,
+        help="seconds after which an unused lab expires (default 7200)",
+    )
     args = parser.parse_args(argv)
 
-    app = create_app()
+    app = create_app({"LAB_IDLE_S": args.lab_idle_s})
     try:
         server = make_server(args.host, args.port, app, threaded=True)
     except OSError as exc:

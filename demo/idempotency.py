@@ -276,16 +276,13 @@ class IdempotencyStore:
             return record
 
     def _evict(self) -> None:
-        # Expired records go first, then the oldest completed ones; in-progress records stay.
-        if len(self._records) <= self.max_records:
-            return
-        now = self.now()
-        for key in [k for k, r in self._records.items() if now >= r.expires_at]:
-            del self._records[key]
-        for key in [k for k, r in self._records.items() if r.state is State.COMPLETED]:
-            if len(self._records) <= self.max_records:
-                break
-            del self._records[key]
+        # The oldest completed record goes first (records are kept oldest first, so this is
+        # one step, not a scan); in-progress records stay: their requests are running.
+        while len(self._records) > self.max_records:
+            oldest = next((k for k, r in self._records.items() if r.state is State.COMPLETED), None)
+            if oldest is None:
+                return
+            del self._records[oldest]
 
 
 # ---------------------------------------------------------------------------

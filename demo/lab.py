@@ -268,6 +268,21 @@ class Instance:
 # ---------------------------------------------------------------------------
 
 
+class VirtualClock:
+    """A clock in seconds: a base clock plus ``offset_s``, which a lab moves forward.
+
+    The store and the gateway hold this, not the lab, so a lab holds no reference cycle
+    and its memory goes back the moment the registry drops it.
+    """
+
+    def __init__(self, base: Clock) -> None:
+        self.base = base
+        self.offset_s = 0.0
+
+    def __call__(self) -> float:
+        return self.base() + self.offset_s
+
+
 class Lab:
     """One isolated lab: settings, instances and their stores, gateway, mailbox, log.
 
@@ -289,13 +304,12 @@ class Lab:
     ) -> None:
         self.id = lab_id
         self.settings = settings or Settings()
-        self._clock = clock
-        self._offset_s = 0.0
+        self.clock = VirtualClock(clock)
         self._max_records = max_records
         self.store = self._new_store()  # the shared store
         self.instances: tuple[Instance, ...] = ()
         self.gateway = FakeGateway(
-            latency_ms=self.settings.gateway_latency_ms, max_ledger=max_ledger, clock=self.now
+            latency_ms=self.settings.gateway_latency_ms, max_ledger=max_ledger, clock=self.clock
         )
         self._mailbox: deque[Email] = deque(maxlen=max_ledger)
         self._email_sent: OrderedDict[str, None] = OrderedDict()
@@ -322,7 +336,7 @@ class Lab:
 
     def now(self) -> float:
         """The lab's clock, in seconds: the real clock plus what :meth:`advance` added."""
-        return self._clock() + self._offset_s
+        return self.clock()
 
     def advance(self, seconds: float) -> float:
         """Move the lab's virtual clock forward (to show TTL expiry); returns the offset in s.
@@ -342,9 +356,9 @@ class Lab:
                 errors={"advance_s": f"must be an integer from 1 to {MAX_ADVANCE_S}"},
             )
         with self._guard:
-            self._offset_s += seconds
+            self.clock.offset_s += seconds
         self._touch()
-        return self._offset_s
+        return self.clock.offset_s
 
     # -- the charge endpoint ---------------------------------------------------
 
@@ -595,7 +609,7 @@ class Lab:
             self._mailbox.clear()
             self._email_sent.clear()
             self._log.clear()
-            self._offset_s = 0.0
+            self.clock.offset_s = 0.0
             self._next_order = 42
             self.current_order = "42"
         self._touch()
@@ -638,7 +652,7 @@ class Lab:
 
     def clock_offset_s(self) -> float:
         """How far :meth:`advance` has moved the lab's clock, in seconds."""
-        return self._offset_s
+        return self.clock.offset_s
 
     def state(self) -> dict[str, Any]:
         """Everything the lab holds, as JSON-ready values (``GET /api/state``)."""
@@ -648,7 +662,7 @@ class Lab:
         return {
             "lab": self.id,
             "settings": self.settings.as_dict(),
-            "clock": {"now": now, "offset_s": self._offset_s},
+            "clock": {"now": now, "offset_s": self.clock.offset_s},
             "charges": [
                 {
                     "id": c.id,
@@ -697,7 +711,7 @@ class Lab:
             ttl_s=self.settings.ttl_s,
             max_records=self._max_records,
             in_progress_s=IN_PROGRESS_S,
-            clock=self.now,
+            clock=self.clock,
         )
 
     def _build_instances(self) -> None:

@@ -12,13 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Blueprint, Response, redirect, render_template, request, url_for
+from flask import Blueprint, Response, jsonify, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
 from ..explain import explain
 from ..gateway import summarise
 from ..idempotency import PROFILES
 from ..lab import Lab, LabRegistry, RequestEntry, Step
+from ..openapi import document
 from ..scenarios import SCENARIOS
 from . import labs
 
@@ -44,6 +45,12 @@ def intent_key(order_id: str) -> str:
 def index() -> BaseResponse:
     """Redirect to a fresh lab with a random, unguessable id."""
     return redirect(url_for("pages.lab_page", lab_id=LabRegistry.new_id()), 303)
+
+
+@bp.get("/openapi.json")
+def openapi() -> BaseResponse:
+    """The OpenAPI 3.1 document of the JSON API."""
+    return jsonify(document())
 
 
 @bp.get("/lab/<lab_id>")

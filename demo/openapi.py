@@ -1,0 +1,347 @@
+"""The OpenAPI 3.1 document of the lab's HTTP API, served at ``/openapi.json``.
+
+Built from the same constants the code validates with (settings' choices and ranges,
+the key and amount limits, the problem types), so the document cannot drift from them
+silently; a test checks it against the app's real routes.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from .charges import MAX_AMOUNT, MAX_KEY_LENGTH
+from .lab import CHOICES, MAX_ADVANCE_S, RANGES, Settings
+
+PROBLEM = {"$ref": "#/components/responses/Problem"}
+LAB_ID = {
+    "name": "lab_id",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"},
+    "description": "The lab: 1-64 characters of letters, digits, '-' and '_'.",
+}
+
+
+def _json(ref: str) -> dict[str, Any]:
+    return {"application/json": {"schema": {"$ref": f"#/components/schemas/{ref}"}}}
+
+
+def _html(description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"text/html": {"schema": {"type": "string"}}}}
+
+
+def _settings_schema() -> dict[str, Any]:
+    defaults = Settings()
+    properties: dict[str, Any] = {}
+    for name, default in defaults.as_dict().items():
+        if isinstance(default, bool):
+            properties[name] = {"type": "boolean"}
+        elif name in RANGES:
+            low, high = RANGES[name]
+            properties[name] = {"type": "integer", "minimum": low, "maximum": high}
+        else:
+            properties[name] = {"enum": list(CHOICES[name])}
+        properties[name]["default"] = default
+    return {"type": "object", "additionalProperties": False, "properties": properties}
+
+
+@functools.cache
+def document() -> dict[str, Any]:
+    """The OpenAPI 3.1 document as a dict (built once)."""
+    settings = _settings_schema()
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "idempotency-demo",
+            "version": "0.1.0",
+            "description": "An interactive lab that teaches idempotency keys. Every error is "
+            "application/problem+json (RFC 9457).",
+        },
+        "paths": {
+            "/": {
+                "get": {
+                    "summary": "Redirect to a fresh lab with an unguessable id",
+                    "responses": {"303": {"description": "See Other: the new lab's page"}},
+                }
+            },
+            "/openapi.json": {
+                "get": {
+                    "summary": "This document",
+                    "responses": {
+                        "200": {
+                            "description": "OpenAPI 3.1",
+                            "content": {"application/json": {"schema": {"type": "object"}}},
+                        }
+                    },
+                }
+            },
+            "/lab/{lab_id}": {
+                "parameters": [LAB_ID],
+                "get": {
+                    "summary": "The lab page; ?scenario=<name> starts a scenario and redirects",
+                    "parameters": [
+                        {"name": "scenario", "in": "query", "schema": {"type": "string"}},
+                        {"name": "fixed", "in": "query", "schema": {"enum": ["0", "1"]}},
+                        {"name": "run", "in": "query", "schema": {"enum": ["0", "1"]}},
+                    ],
+                    "responses": {
+                        "200": _html("The lab page"),
+                        "303": {"description": "Scenario applied; see the plain lab address"},
+                        "404": PROBLEM,
+                        "503": PROBLEM,
+                    },
+                },
+            },
+            "/lab/{lab_id}/panels": {
+                "parameters": [LAB_ID],
+                "get": {
+                    "summary": "The panels fragment the page polls",
+                    "parameters": [
+                        {"name": "since", "in": "query", "schema": {"type": "string"}},
+                        {"name": "settings_version", "in": "query", "schema": {"type": "string"}},
+                    ],
+                    "responses": {
+                        "200": _html("The panels"),
+                        "204": {"description": "Nothing changed since `since`"},
+                        "404": PROBLEM,
+                        "503": PROBLEM,
+                    },
+                },
+            },
+            "/lab/{lab_id}/new-order": {
+                "parameters": [LAB_ID],
+                "post": {
+                    "summary": "The order form for a new intent (a new order id, so a new key)",
+                    "responses": {"200": _html("The order form"), "404": PROBLEM, "503": PROBLEM},
+                },
+            },
+            "/lab/{lab_id}/api/charges": {
+                "parameters": [LAB_ID],
+                "post": {
+                    "summary": "Charge once per Idempotency-Key",
+                    "description": "Same key and body: the stored response, byte-identical, with "
+                    "Idempotent-Replayed: true. Same key, other body: 409 (422 or 400 under the "
+                    "ietf and stripe profiles). No key: unprotected, every call charges.",
+                    "parameters": [
+                        {
+                            "name": "Idempotency-Key",
+                            "in": "header",
+                            "schema": {
+                                "type": "string",
+                                "minLength": 1,
+                                "maxLength": MAX_KEY_LENGTH,
+                            },
+                            "description": "Printable ASCII; a quoted structured-field string "
+                            '("abc") names the same key as abc.',
+                        }
+                    ],
+                    "requestBody": {"required": True, "content": _json("ChargeRequest")},
+                    "responses": {
+                        "201": {
+                            "description": "Charged, or a replay of the stored charge",
+                            "headers": {
+                                "Idempotent-Replayed": {"schema": {"enum": ["true"]}},
+                            },
+                            "content": _json("Charge"),
+                        },
+                        **{
+                            code: PROBLEM
+                            for code in (
+                                "400",
+                                "402",
+                                "404",
+                                "409",
+                                "413",
+                                "415",
+                                "422",
+                                "502",
+                                "503",
+                            )
+                        },
+                    },
+                },
+            },
+            "/lab/{lab_id}/api/state": {
+                "parameters": [LAB_ID],
+                "get": {
+                    "summary": "Settings, charges, e-mails, records and the request log",
+                    "responses": {
+                        "200": {"description": "The lab's state", "content": _json("State")},
+                        "404": PROBLEM,
+                        "503": PROBLEM,
+                    },
+                },
+            },
+            "/lab/{lab_id}/api/settings": {
+                "parameters": [LAB_ID],
+                "patch": {
+                    "summary": "Change settings",
+                    "requestBody": {
+                        "required": True,
+                        "content": {
+                            "application/json": {"schema": {**settings, "minProperties": 1}}
+                        },
+                    },
+                    "responses": {
+                        "200": {"description": "The settings", "content": _json("Settings")},
+                        **{code: PROBLEM for code in ("400", "404", "413", "415", "422", "503")},
+                    },
+                },
+            },
+            "/lab/{lab_id}/api/clock": {
+                "parameters": [LAB_ID],
+                "post": {
+                    "summary": "Move the lab's virtual clock forward",
+                    "requestBody": {
+                        "required": True,
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "additionalProperties": False,
+                                    "required": ["advance_s"],
+                                    "properties": {
+                                        "advance_s": {
+                                            "type": "integer",
+                                            "minimum": 1,
+                                            "maximum": MAX_ADVANCE_S,
+                                        }
+                                    },
+                                }
+                            }
+                        },
+                    },
+                    "responses": {
+                        "200": {
+                            "description": "The clock's offset",
+                            "content": {
+                                "application/json": {
+                                    "schema": {
+                                        "type": "object",
+                                        "required": ["offset_s", "now"],
+                                        "properties": {
+                                            "offset_s": {"type": "number"},
+                                            "now": {"type": "number"},
+                                        },
+                                    }
+                                }
+                            },
+                        },
+                        **{code: PROBLEM for code in ("400", "404", "413", "415", "422", "503")},
+                    },
+                },
+            },
+            "/lab/{lab_id}/api/reset": {
+                "parameters": [LAB_ID],
+                "post": {
+                    "summary": "Empty the store, ledger, mailbox and log; keep the settings",
+                    "responses": {
+                        "200": {"description": "The lab's state", "content": _json("State")},
+                        "404": PROBLEM,
+                        "503": PROBLEM,
+                    },
+                },
+            },
+        },
+        "components": {
+            "responses": {
+                "Problem": {
+                    "description": "A problem (RFC 9457)",
+                    "content": {
+                        "application/problem+json": {
+                            "schema": {"$ref": "#/components/schemas/Problem"}
+                        }
+                    },
+                }
+            },
+            "schemas": {
+                "Problem": {
+                    "type": "object",
+                    "required": ["type", "title", "status", "detail"],
+                    "properties": {
+                        "type": {"type": "string"},
+                        "title": {"type": "string"},
+                        "status": {"type": "integer", "minimum": 400, "maximum": 599},
+                        "detail": {"type": "string"},
+                        "errors": {"type": "object", "additionalProperties": {"type": "string"}},
+                        "code": {"type": "string"},
+                    },
+                },
+                "ChargeRequest": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["order_id", "amount"],
+                    "properties": {
+                        "order_id": {"type": "string", "minLength": 1, "maxLength": 64},
+                        "amount": {
+                            "type": "integer",
+                            "minimum": 1,
+                            "maximum": MAX_AMOUNT,
+                            "description": "Minor currency units; 100000.0 is refused (422)",
+                        },
+                        "currency": {"type": "string", "pattern": "^[A-Z]{3}$", "default": "VND"},
+                    },
+                },
+                "Charge": {
+                    "type": "object",
+                    "required": [
+                        "id",
+                        "object",
+                        "order_id",
+                        "amount",
+                        "currency",
+                        "status",
+                        "created",
+                    ],
+                    "properties": {
+                        "id": {"type": "string", "pattern": "^ch_[0-9]+$"},
+                        "object": {"const": "charge"},
+                        "order_id": {"type": "string"},
+                        "amount": {"type": "integer"},
+                        "currency": {"type": "string"},
+                        "status": {"const": "succeeded"},
+                        "created": {"type": "integer", "description": "Unix time, s"},
+                    },
+                },
+                "Settings": settings,
+                "State": {
+                    "type": "object",
+                    "required": [
+                        "lab",
+                        "settings",
+                        "clock",
+                        "charges",
+                        "summary",
+                        "emails",
+                        "records",
+                        "requests",
+                    ],  # fmt: skip
+                    "properties": {
+                        "lab": {"type": "string"},
+                        "settings": {"$ref": "#/components/schemas/Settings"},
+                        "clock": {
+                            "type": "object",
+                            "properties": {
+                                "now": {"type": "number"},
+                                "offset_s": {"type": "number"},
+                            },
+                        },
+                        "charges": {"type": "array", "items": {"type": "object"}},
+                        "summary": {
+                            "type": "object",
+                            "required": ["charged", "intended", "emails"],
+                            "properties": {
+                                "charged": {"type": "integer"},
+                                "intended": {"type": "integer"},
+                                "emails": {"type": "integer"},
+                            },
+                        },
+                        "emails": {"type": "array", "items": {"type": "object"}},
+                        "records": {"type": "array", "items": {"type": "object"}},
+                        "requests": {"type": "array", "items": {"type": "object"}},
+                    },
+                },
+            },
+        },
+    }
