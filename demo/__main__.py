@@ -8,12 +8,23 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import re
 import sys
 from collections.abc import Sequence
 
-from werkzeug.serving import make_server
+from werkzeug.serving import WSGIRequestHandler, make_server
 
 from . import create_app
+
+_LAB_PATH = re.compile(r"/lab/[^/ ?]+")
+
+
+class _RedactingHandler(WSGIRequestHandler):
+    """Logs request lines with the lab ids masked: a lab id is the key to a lab."""
+
+    def log(self, type: str, message: str, *args: object) -> None:
+        line = message % args if args else message
+        super().log(type, "%s", _LAB_PATH.sub("/lab/…", line))
 
 
 def _is_loopback(host: str) -> bool:
@@ -40,7 +51,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     app = create_app({"LAB_IDLE_S": args.lab_idle_s})
     try:
-        server = make_server(args.host, args.port, app, threaded=True)
+        server = make_server(
+            args.host, args.port, app, threaded=True, request_handler=_RedactingHandler
+        )
     except OSError as exc:
         print(f"Cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 1

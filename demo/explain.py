@@ -30,12 +30,14 @@ def explain(
     summary: LedgerSummary,
     focus: RequestEntry | None = None,
     settings: Settings | None = None,
+    emails: int = 0,
 ) -> Explanation:
     """Explain ``focus`` (default: the latest finished request) among ``entries``.
 
     :param entries: the lab's request log, oldest first.
     :param summary: the ledger summary, to name double charges.
     :param settings: the lab's settings now (TTL, store scope), to name causes.
+    :param emails: receipt e-mails sent so far.
     """
     settings = settings or Settings()
     finished = [e for e in entries if e.finished is not None]
@@ -127,6 +129,22 @@ def explain(
         return _conflict(focus, entries)
     if focus.outcome == "replayed":
         return _replayed(focus, entries, summary)
+    if focus.outcome == "recovered":
+        sentences = [
+            "An earlier attempt with this key crashed after the gateway charged. This retry "
+            "found the key in progress with nobody holding its lock, reclaimed it and called "
+            "the gateway again with the idempotency key passed on: the gateway returned the "
+            f"first charge ({focus.charge_id}) instead of taking the money twice.",
+        ]
+        if settings.email == "inline" and emails > summary.intended:
+            sentences.append(
+                f"But the receipt e-mail is our own side effect: the re-run sent it again "
+                f"({emails} e-mails for {summary.intended} order). An outbox written with the "
+                "record sends it once."
+            )
+        return Explanation(
+            "charged", f"RECOVERED — {focus.charge_id}, charged once", tuple(sentences)
+        )
     return _charged(focus, entries, summary, settings)
 
 
@@ -220,16 +238,29 @@ def _charged(
     if doubled and twin is not None and focus.key is not None and twin.key == focus.key:
         return _race(focus, twin, order)
     earlier = [e for e in entries if e.id < focus.id and e.key == focus.key and e.key is not None]
+    rejected = next(
+        (e for e in entries if e.key == focus.key and e.outcome == "in_use" and e.id != focus.id),
+        None,
+    )
+    if rejected is not None and twin is None and _overlap(focus, rejected):
+        return Explanation(
+            "conflict",
+            f"CHARGED once; #{rejected.id} got {rejected.status} — it was in flight",
+            (
+                f"#{rejected.id} arrived while this request was still charging. In-flight "
+                f"duplicates are rejected (Stripe, IETF draft): {rejected.status} with "
+                "Retry-After, nothing charged. The client retries later and gets the replay.",
+                "With in-flight set to wait, it would have waited for the lock and replayed.",
+            ),
+        )
     crashed = next((e for e in reversed(earlier) if e.outcome == "crashed"), None)
     if crashed is not None and not doubled:
         return Explanation(
             "charged",
-            f"RECOVERED — {focus.charge_id}, charged once",
+            f"CHARGED — {focus.charge_id}, once, after a crash",
             (
-                f"#{crashed.id} crashed after the gateway charged. This retry found the key in "
-                "progress with nobody holding its lock, reclaimed it and called the gateway "
-                "again, with the idempotency key passed on: the gateway returned the first "
-                "charge instead of taking the money twice.",
+                f"#{crashed.id} crashed before the gateway charged. This retry found nothing "
+                "charged yet, reclaimed the key and charged once.",
             ),
         )
     if crashed is not None:
@@ -347,6 +378,11 @@ def _race(a: RequestEntry, b: RequestEntry, order: str) -> Explanation:
             "replays.",
         ),
     )
+
+
+def _overlap(a: RequestEntry, b: RequestEntry) -> bool:
+    a_end, b_end = a.finished or a.started, b.finished or b.started
+    return a.started <= b_end and b.started <= a_end
 
 
 def _overlapping_charger(

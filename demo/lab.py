@@ -50,6 +50,7 @@ DEFAULT_CLIENT: Mapping[str, Any] = {"key_strategy": "stable", "guard": False}
 
 Outcome = Literal[
     "charged",
+    "recovered",
     "replayed",
     "conflict",
     "in_use",
@@ -256,6 +257,15 @@ class Email:
 
 
 @dataclass(frozen=True)
+class _World:
+    """What a request writes to, taken when it arrives: a reset replaces these, so a
+    request still in flight then finishes in the old world, not in the fresh lab."""
+
+    gateway: FakeGateway
+    mailbox: deque[Email]
+
+
+@dataclass(frozen=True)
 class Instance:
     """One server instance behind the lab's balancer, with the store it talks to."""
 
@@ -306,6 +316,8 @@ class Lab:
         self.settings = settings or Settings()
         self.clock = VirtualClock(clock)
         self._max_records = max_records
+        self._max_ledger = max_ledger
+        self._max_log = max_log
         self.store = self._new_store()  # the shared store
         self.instances: tuple[Instance, ...] = ()
         self.gateway = FakeGateway(
@@ -377,7 +389,9 @@ class Lab:
             ``False`` the client must get no response at all.
         """
         settings = self.settings  # one consistent snapshot for the whole request
-        instance = self.instances[next(self._round_robin) % len(self.instances)]
+        with self._guard:
+            instance = self.instances[next(self._round_robin) % len(self.instances)]
+            world = _World(self.gateway, self._mailbox)
         entry = self._begin(action, settings, instance)
 
         def trace(step: str, /, **detail: Any) -> None:
@@ -389,7 +403,9 @@ class Lab:
                 raise InstanceCrash(step)
 
         try:
-            response, outcome = self._handle(entry, instance, settings, trace, key_header, body)
+            response, outcome = self._handle(
+                entry, instance, world, settings, trace, key_header, body
+            )
         except InstanceCrash as crash:
             # The process died: nothing more runs, and its memory (a per-instance store) is gone.
             entry.steps.append(
@@ -406,6 +422,7 @@ class Lab:
         self,
         entry: RequestEntry,
         instance: Instance,
+        world: _World,
         settings: Settings,
         trace: Trace,
         key_header: list[str],
@@ -425,7 +442,7 @@ class Lab:
                 # No key, no protection: every call charges.
                 trace("no key")
                 started = time.perf_counter()
-                response = self._charge(None, charge, settings)
+                response = self._charge(None, charge, settings, world, trace)
                 trace("gateway charge", ms=round((time.perf_counter() - started) * 1000, 1))
                 outcome = "charged"
             else:
@@ -434,7 +451,7 @@ class Lab:
                     instance.store,
                     key,
                     entry.fingerprint,
-                    lambda: self._charge(key, charge, settings),
+                    lambda: self._charge(key, charge, settings, world, trace),
                     lock=settings.lock,
                     in_flight=settings.in_flight,  # type: ignore[arg-type]
                     profile=PROFILES[settings.profile],
@@ -443,6 +460,8 @@ class Lab:
                 response, outcome = done.response, done.outcome
             if outcome == "charged" and response.status == 402:
                 outcome = "declined"
+            elif outcome == "charged" and entry.step("gateway replay"):
+                outcome = "recovered"  # the gateway returned an earlier charge: no new money
         except Problem as problem:
             response, outcome = Response.of_problem(problem), "invalid"
             trace("validate", ok=False)
@@ -459,7 +478,14 @@ class Lab:
             trace("respond", status=response.status)
         return response, outcome
 
-    def _charge(self, key: str | None, charge: ChargeRequest, settings: Settings) -> Response:
+    def _charge(
+        self,
+        key: str | None,
+        charge: ChargeRequest,
+        settings: Settings,
+        world: _World,
+        trace: Trace,
+    ) -> Response:
         """The side effect: charge through the gateway, and build the business response.
 
         With ``recovery="downstream_key"`` the idempotency key goes on to the gateway, so a
@@ -468,7 +494,7 @@ class Lab:
         if self._claim_fault("gateway_error"):
             raise GatewayError("connection reset before the charge reached the gateway")
         try:
-            done = self.gateway.charge(
+            done = world.gateway.charge(
                 order_id=charge.order_id,
                 amount=charge.amount,
                 currency=charge.currency,
@@ -485,6 +511,8 @@ class Lab:
                 code="card_declined",
             )
             return Response.of_problem(declined)
+        if done.replayed:
+            trace("gateway replay", charge_id=done.id)
         body = {
             "id": done.id,
             "object": "charge",
@@ -496,16 +524,16 @@ class Lab:
         }
         outbox: tuple[str, ...] = ()
         if settings.email == "inline" or (settings.email == "outbox" and key is None):
-            self._send_receipt(key, done)  # a second side effect, run on every execution
+            self._send_receipt(world, key, done)  # a second side effect, run on every execution
         elif settings.email == "outbox":
             outbox = (canonical_json({"receipt": done.id, "order_id": done.order_id}).decode(),)
         return Response(
             201, canonical_json(body), (("Content-Type", "application/json"),), outbox=outbox
         )
 
-    def _send_receipt(self, key: str | None, charge: Charge) -> None:
+    def _send_receipt(self, world: _World, key: str | None, charge: Charge) -> None:
         with self._guard:
-            self._mailbox.append(
+            world.mailbox.append(
                 Email(f"em_{next(self._emails):04d}", key, charge.order_id, charge.id)
             )
 
@@ -601,14 +629,22 @@ class Lab:
         return self.settings
 
     def reset(self) -> None:
-        """Empty the stores, the ledger, the mailbox and the log; keep the settings."""
+        """Start afresh: new stores, ledger, mailbox and log; keep the settings (an armed
+        fault stays armed). Requests still in flight finish in the old ones."""
         with self._guard:
-            for store in self._stores():
-                store.clear()
-            self.gateway.clear()
-            self._mailbox.clear()
-            self._email_sent.clear()
-            self._log.clear()
+            self.store = self._new_store()
+            self._build_instances()
+            self.gateway = FakeGateway(
+                latency_ms=self.settings.gateway_latency_ms,
+                max_ledger=self._max_ledger,
+                clock=self.clock,
+            )
+            self._mailbox = deque(maxlen=self._max_ledger)
+            self._email_sent = OrderedDict()
+            self._log = deque(maxlen=self._max_log)
+            self._ids = itertools.count(1)
+            self._emails = itertools.count(1)
+            self._round_robin = itertools.count()
             self.clock.offset_s = 0.0
             self._next_order = 42
             self.current_order = "42"

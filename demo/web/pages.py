@@ -136,6 +136,7 @@ def badge(entry: RequestEntry) -> str:
         return "CHARGED · NO RESPONSE"
     return {
         "charged": "CHARGED",
+        "recovered": "RECOVERED",
         "replayed": "REPLAYED",
         "in_flight": "IN FLIGHT",
         "in_use": f"{entry.status} IN USE",
@@ -190,7 +191,7 @@ def panels_context(lab: Lab, focus: RequestEntry | None = None) -> dict[str, Any
         "settings": settings,
         "scenario": lab.scenario,
         "fixed": lab.fixed,
-        "explanation": explain(entries, summary, focus, settings),
+        "explanation": explain(entries, summary, focus, settings, len(emails)),
         "clusters": timeline(entries[-TIMELINE_LANES:]),
         "records": [
             {"store": where, "record": r, "expires_in": _duration(r.expires_at - now)}
@@ -304,6 +305,8 @@ def _step_text(name: str, detail: dict[str, Any] | Any) -> str:
         return f"gateway charge, {float(detail.get('ms', 0)):.0f} ms"
     if name == "validate":
         return "" if detail.get("ok") else "invalid"
+    if name == "gateway replay":
+        return f"gateway returned {detail.get('charge_id')} again: no new money"
     if name == "crash":
         return f"✕ instance crashed after {detail.get('after', '?')}"
     return {
