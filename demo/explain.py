@@ -58,7 +58,8 @@ def explain(
             "Nothing sent yet",
             (
                 "Press Pay to charge the order once. Then press Retry: it sends the same "
-                "idempotency key and body again, as a client does after a timeout.",
+                "idempotency key and body again, as a client does after a timeout. (In a "
+                "scenario, follow the steps on its card.)",
             ),
         )
     if focus.outcome == "crashed":

@@ -315,7 +315,7 @@ Duplicate still in flight (under ``in_flight="reject"``): 409 everywhere."""
 
 def mismatch_problem(profile: Profile, key: str, first: str, this: str) -> Problem:
     """The answer to the same key with another body, in ``profile``'s words."""
-    code = {"code": profile.mismatch_code} if profile.mismatch_code else {}
+    code: dict[str, Any] = {"code": profile.mismatch_code} if profile.mismatch_code else {}
     return Problem(
         profile.mismatch_status,
         "key-mismatch",
@@ -330,7 +330,7 @@ def mismatch_problem(profile: Profile, key: str, first: str, this: str) -> Probl
 
 def in_use_problem(profile: Profile, retry_after_s: int) -> Problem:
     """The answer to a duplicate that arrives while the first is still in flight."""
-    code = {"code": profile.in_use_code} if profile.in_use_code else {}
+    code: dict[str, Any] = {"code": profile.in_use_code} if profile.in_use_code else {}
     return Problem(
         profile.in_use_status,
         "key-in-use",

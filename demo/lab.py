@@ -894,6 +894,7 @@ class LabRegistry:
                             "too-many-labs",
                             "Too many labs",
                             f"All {self.max_labs} labs are in use. Try again in a minute.",
+                            retry_after_s=60,
                         )
                     self._labs.popitem(last=False)
                 lab = self._make_lab(lab_id)

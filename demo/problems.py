@@ -20,11 +20,22 @@ class Problem(Exception):
         the type is the relative URI ``/problems/<slug>``.
     :param title: a short, fixed summary of the problem type.
     :param detail: what went wrong with *this* request, in a plain sentence.
+    :param retry_after_s: when to try again, in seconds: sent as ``Retry-After``.
     :param extra: extension members, e.g. ``errors`` (a list of field errors).
     """
 
-    def __init__(self, status: int, slug: str, title: str, detail: str, **extra: Any) -> None:
+    def __init__(
+        self,
+        status: int,
+        slug: str,
+        title: str,
+        detail: str,
+        *,
+        retry_after_s: int | None = None,
+        **extra: Any,
+    ) -> None:
         super().__init__(detail)
+        self.retry_after_s = retry_after_s
         self.status = status
         self.slug = slug
         self.title = title

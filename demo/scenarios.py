@@ -92,8 +92,9 @@ SCENARIOS: dict[str, Scenario] = {
             ("Press Pay.", "Press Change amount & resend: same key, amount + 1,000."),
             "The fingerprint of the new body differs from the stored one. The server answers 409 "
             "and charges nothing: replaying the old charge for a new amount would be a lie.",
-            "A different intent gets a new key: press New order.",
+            "A different intent gets a new key: press New order, then change the amount.",
             ("Pay", "Change amount"),
+            fix_script=("Pay", "New order", "Change amount"),
         ),
         Scenario(
             "race",
@@ -142,7 +143,8 @@ SCENARIOS: dict[str, Scenario] = {
             ("Press Pay.", "Press Change amount & resend.", "Switch the profile and resend."),
             "Same key with another body: the seed answers 409, the IETF draft 422, and Stripe "
             "400 with idempotency_error. A client must handle the one its API uses.",
-            "Pick the profile of the API you are talking to; the table shows all three.",
+            "There is no single right answer: handle the one your API uses. With the fix the "
+            "lab speaks Stripe's dialect (400 idempotency_error); the table shows all three.",
             ("Pay", "Change amount"),
             settings={"profile": "ietf", "require_key": True},
             fix={"profile": "stripe", "require_key": True},
@@ -202,7 +204,7 @@ SCENARIOS: dict[str, Scenario] = {
             "retry after a lost response, or a proxy's retry: with the lock off, those still "
             "charge twice. The server needs idempotency anyway.",
             "Switch the per-key Lock on: duplicates from anywhere then replay.",
-            ("Double-submit",),
+            ("Double-submit", "New order", "Pay from two tabs"),
             settings={"lock": False, "gateway_latency_ms": 2000},
             client={"guard": True},
             fix={"lock": True, "gateway_latency_ms": 2000},

@@ -140,6 +140,42 @@
     if (match && Number(match[1]) < Number(current.dataset.version)) evt.detail.shouldSwap = false;
   });
 
+  // Another tab switched this lab's scenario: this page's switches are stale, start over.
+  document.body.addEventListener("htmx:afterSwap", function () {
+    var panels = byId("panels");
+    var layout = document.querySelector("main.layout");
+    if (panels && layout && panels.dataset.scenario !== layout.dataset.scenario) {
+      window.location.reload();
+    }
+  });
+
+  // Keep the failure lab open (or closed) when the settings form is swapped in anew.
+  var failuresOpen = null;
+  document.body.addEventListener("htmx:oobBeforeSwap", function (evt) {
+    var details = document.querySelector("#settings details.failures");
+    if (details && evt.detail.target && evt.detail.target.id === "settings") failuresOpen = details.open;
+  });
+  document.body.addEventListener("htmx:oobAfterSwap", function () {
+    var details = document.querySelector("#settings details.failures");
+    if (details && failuresOpen !== null) details.open = failuresOpen;
+    failuresOpen = null;
+  });
+
+  // The key field shows what the client strategy will send.
+  document.body.addEventListener("change", function (evt) {
+    if (evt.target.id !== "key-strategy") return;
+    var field = byId("idempotency-key");
+    var order = byId("order-id");
+    if (evt.target.value === "stable" && order) {
+      field.value = order.dataset.keyTemplate.replace("{order}", order.value);
+      field.dataset.derived = "true";
+    } else {
+      field.value = "";
+      field.placeholder = evt.target.value === "none" ? "(no key is sent)" : "(a new random key per click)";
+      field.dataset.derived = "false";
+    }
+  });
+
   // Problem+json answers to htmx carry HX-Reswap: none and this event.
   document.body.addEventListener("lab-problem", function (evt) {
     var d = evt.detail || {};
@@ -168,11 +204,31 @@
 
   // "Run the steps": click the scenario's buttons one after the other, each once the
   // requests of the one before have answered. Real clicks, real requests.
+  // A second tab is a second client this tab's guard knows nothing about: the same
+  // request, sent at the same moment, straight from the browser.
+  function payFromAnotherTab() {
+    var pay = document.querySelector("button[data-action='Pay']");
+    var body = {};
+    document.querySelectorAll("#order-form [name]").forEach(function (input) {
+      body[input.name] = valueOf(input, input.value);
+    });
+    var headers = {"Content-Type": "application/json", "X-Lab-Action": "Pay (second tab)"};
+    var key = byId("idempotency-key").value;
+    if (key) headers["Idempotency-Key"] = key;
+    fetch(pay.getAttribute("hx-post"), {method: "POST", headers: headers, body: JSON.stringify(body)})
+      .then(function () { htmx.trigger(document.body, "lab-refresh"); });
+    pay.click();
+  }
+
   function runScript(names) {
     if (!names.length) return;
-    var button = document.querySelector("[data-action='" + names[0] + "']:not(span)");
-    if (!button) return;
-    button.click();
+    if (names[0] === "Pay from two tabs") {
+      payFromAnotherTab();
+    } else {
+      var button = document.querySelector("[data-action='" + names[0] + "']:not(span)");
+      if (!button) return;
+      button.click();
+    }
     var waited = 0;
     var timer = setInterval(function () {
       waited += 100;

@@ -40,6 +40,8 @@ def problem_response(problem: Problem) -> Response:
         html = render_template("error.html", problem=problem.to_dict())
         return Response(html, problem.status, mimetype="text/html")
     response = Response(problem.body(), problem.status, mimetype=PROBLEM_JSON)
+    if problem.retry_after_s is not None:
+        response.headers["Retry-After"] = str(problem.retry_after_s)
     if is_htmx():
         event = {"title": problem.title, "detail": problem.detail, "status": problem.status}
         response.headers["HX-Reswap"] = "none"
