@@ -202,3 +202,23 @@ class TestRegistry:
         ids = {LabRegistry.new_id() for _ in range(100)}
         assert len(ids) == 100
         assert all(LabRegistry.valid_id(i) and len(i) >= 20 for i in ids)
+
+
+def test_expired_labs_are_freed_at_once() -> None:
+    """No reference cycle keeps an expired lab alive until the garbage collector runs."""
+    import gc
+    import weakref
+
+    now = [0.0]
+    registry = LabRegistry(idle_s=60, clock=lambda: now[0])
+    lab = registry.get("gone")
+    lab.create_charge(["k"], BODY)
+    ref = weakref.ref(lab)
+    del lab
+    gc.disable()
+    try:
+        now[0] = 61
+        assert len(registry) == 0
+        assert ref() is None
+    finally:
+        gc.enable()
