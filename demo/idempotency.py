@@ -401,6 +401,7 @@ def execute(
         return _charge_and_save(store, key, request_fingerprint, charge, trace)
 
     # 2b. The per-key lock: one attempt per key at a time; other keys never wait.
+    trace("lock wait")
     waiting_since = time.perf_counter()
     with store.lock(key):
         trace("lock acquire", waited_ms=round((time.perf_counter() - waiting_since) * 1000, 1))

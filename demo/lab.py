@@ -45,6 +45,15 @@ MAX_ADVANCE_S = 30 * 24 * 3600
 IN_PROGRESS_S = 30
 """How long an in-progress record is presumed alive (its deadline), in seconds."""
 
+PAUSE_TIMEOUT_S = 120.0
+"""In step mode, a request left paused this long runs on by itself, so none waits for ever."""
+
+STEP_POINTS = frozenset(
+    {"lookup", "fingerprint check", "lock wait", "lock acquire", "reserve", "gateway charge",
+     "record save", "respond"}
+)  # fmt: skip
+"""The step boundaries where step mode pauses (the handler's others run straight through)."""
+
 DEFAULT_CLIENT: Mapping[str, Any] = {"key_strategy": "stable", "guard": False}
 """The page's client switches: a stable key per intent, no client-side guard."""
 
@@ -118,6 +127,8 @@ class Settings:
     :param email: the receipt e-mail: ``"off"``, ``"inline"`` (sent by the handler right
         after the charge) or ``"outbox"`` (written with the record in one atomic step,
         and sent once per key).
+    :param step_mode: every new charge request pauses at each step boundary of the real
+        handler until it is stepped (:meth:`Lab.step`), or for at most 120 s.
     """
 
     lock: bool = True
@@ -132,6 +143,7 @@ class Settings:
     store_scope: str = "shared"
     gateway_decline: bool = False
     email: str = "off"
+    step_mode: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         """The settings as JSON-ready values."""
@@ -256,6 +268,18 @@ class Email:
     charge_id: str
 
 
+@dataclass
+class Pause:
+    """A request in step mode: where it stands, and the event that lets it go on."""
+
+    entry: RequestEntry
+    label: str
+    step: str = "arrived"
+    waiting: bool = False
+    to_end: bool = False
+    go: threading.Event = field(default_factory=threading.Event)
+
+
 @dataclass(frozen=True)
 class _World:
     """What a request writes to, taken when it arrives: a reset replaces these, so a
@@ -340,6 +364,7 @@ class Lab:
         self.crash_at: str | int | None = None
         """Where every request's instance crashes, for tests (the UI arms ``fault``): a step
         name, or the index of the step boundary within the request (0 = the first)."""
+        self._paused: OrderedDict[int, Pause] = OrderedDict()
         self._base_settings = self.settings
         self.scenario: Scenario | None = None
         self.fixed = False
@@ -393,6 +418,7 @@ class Lab:
             instance = self.instances[next(self._round_robin) % len(self.instances)]
             world = _World(self.gateway, self._mailbox)
         entry = self._begin(action, settings, instance)
+        pause = self._pause_for(entry) if settings.step_mode else None
 
         def trace(step: str, /, **detail: Any) -> None:
             entry.steps.append(Step(step, (time.perf_counter() - entry.started) * 1000, detail))
@@ -401,6 +427,8 @@ class Lab:
                 step == "gateway charge" and self._claim_fault("crash_after_charge")
             ):
                 raise InstanceCrash(step)
+            if pause is not None and step in STEP_POINTS:
+                self._park(pause, step)
 
         try:
             response, outcome = self._handle(
@@ -415,6 +443,10 @@ class Lab:
                 instance.store.clear()
             entry.delivered = False
             response, outcome = no_response(), "crashed"
+        finally:
+            if pause is not None:
+                with self._guard:
+                    self._paused.pop(entry.id, None)
         self._finish(entry, response, outcome)
         return response, entry
 
@@ -567,6 +599,102 @@ class Lab:
         self._touch()
         return True
 
+    # -- step mode -------------------------------------------------------------------
+
+    def _pause_for(self, entry: RequestEntry) -> Pause:
+        with self._guard:
+            used = {p.label for p in self._paused.values()}
+            label = next((c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in used), "?")
+            pause = self._paused[entry.id] = Pause(entry, label)
+        return pause
+
+    def _park(self, pause: Pause, step: str) -> None:
+        """Wait at a step point until stepped, or run on after ``PAUSE_TIMEOUT_S``."""
+        if pause.to_end:
+            return
+        with self._guard:
+            pause.step, pause.waiting = step, True
+        self._touch()
+        stepped = pause.go.wait(PAUSE_TIMEOUT_S)
+        with self._guard:
+            pause.go.clear()
+            pause.waiting = False
+            if not stepped:
+                pause.to_end = True
+                pause.entry.steps.append(
+                    Step("step timeout", (time.perf_counter() - pause.entry.started) * 1000, {})
+                )
+        self._touch()
+
+    def step(self, request_id: object, *, to_end: object = False) -> None:
+        """Let paused request ``request_id`` go on to its next step point (or to its end).
+
+        :raises Problem: 422 for a malformed id or ``to_end``; 404 when no such request is
+            in step mode; 409 when it is not waiting at a step point (it is running, or
+            blocked on a lock another request holds).
+        """
+        if isinstance(request_id, bool) or not isinstance(request_id, int):
+            raise Problem(
+                422, "invalid-step", "Invalid step", "request must be a request id (an integer).",
+                errors={"request": "must be an integer"},
+            )  # fmt: skip
+        if not isinstance(to_end, bool):
+            raise Problem(
+                422, "invalid-step", "Invalid step", "to_end must be true or false.",
+                errors={"to_end": "must be true or false"},
+            )  # fmt: skip
+        with self._guard:
+            pause = self._paused.get(request_id)
+            if pause is None:
+                raise Problem(
+                    404, "not-paused", "No such paused request",
+                    f"Request #{request_id} is not in step mode (finished, or never paused).",
+                )  # fmt: skip
+            if not pause.waiting:
+                raise Problem(
+                    409, "not-at-a-step", "Not at a step",
+                    f"Request #{request_id} is running or blocked on a lock; step it when it "
+                    "stops at its next step.",
+                )  # fmt: skip
+            pause.to_end = to_end
+            pause.go.set()
+
+    def release_all(self) -> int:
+        """Let every paused request run to its end; returns how many there were."""
+        with self._guard:
+            pauses = list(self._paused.values())
+            for pause in pauses:
+                pause.to_end = True
+                pause.go.set()
+        self._touch()
+        return len(pauses)
+
+    def paused(self) -> list[dict[str, Any]]:
+        """The requests in step mode, oldest first: where each stands, and whom it waits for."""
+        with self._guard:
+            pauses = list(self._paused.values())
+        holders = {
+            p.entry.key: p.label
+            for p in pauses
+            if p.entry.step("lock acquire") is not None and p.entry.finished is None
+        }
+        listing = []
+        for p in pauses:
+            holder = holders.get(p.entry.key)
+            blocked = not p.waiting and p.step == "lock wait" and holder not in (None, p.label)
+            listing.append(
+                {
+                    "request": p.entry.id,
+                    "label": p.label,
+                    "action": p.entry.action,
+                    "idempotency_key": p.entry.key,
+                    "step": p.step,
+                    "waiting": p.waiting,
+                    "blocked_by": holder if blocked else None,
+                }
+            )
+        return listing
+
     # -- scenarios ------------------------------------------------------------------
 
     def apply_scenario(self, name: str, *, fixed: bool = False) -> Scenario:
@@ -616,6 +744,8 @@ class Lab:
         with self._guard:
             old = self.settings
             self.settings = old.patched(changes)
+            if old.step_mode and not self.settings.step_mode:
+                self.release_all()
             self.gateway.latency_ms = self.settings.gateway_latency_ms
             if (old.instances, old.store_scope) != (
                 self.settings.instances,
@@ -631,6 +761,7 @@ class Lab:
     def reset(self) -> None:
         """Start afresh: new stores, ledger, mailbox and log; keep the settings (an armed
         fault stays armed). Requests still in flight finish in the old ones."""
+        self.release_all()
         with self._guard:
             self.store = self._new_store()
             self._build_instances()
@@ -738,6 +869,7 @@ class Lab:
                 for where, r in self.records()
             ],
             "requests": [e.as_dict() for e in self.requests()],
+            "paused": self.paused(),
         }
 
     # -- internals ---------------------------------------------------------------

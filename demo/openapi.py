@@ -232,6 +232,56 @@ def document() -> dict[str, Any]:
                     },
                 },
             },
+            "/lab/{lab_id}/api/step": {
+                "parameters": [LAB_ID],
+                "post": {
+                    "summary": "Step mode: step a paused request, run it to the end, or release all",
+                    "requestBody": {
+                        "required": True,
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "oneOf": [
+                                        {
+                                            "type": "object",
+                                            "additionalProperties": False,
+                                            "required": ["request"],
+                                            "properties": {
+                                                "request": {"type": "integer"},
+                                                "to_end": {"type": "boolean"},
+                                            },
+                                        },
+                                        {
+                                            "type": "object",
+                                            "additionalProperties": False,
+                                            "required": ["release_all"],
+                                            "properties": {"release_all": {"const": True}},
+                                        },
+                                    ]
+                                }
+                            }
+                        },
+                    },
+                    "responses": {
+                        "200": {
+                            "description": "The requests still paused",
+                            "content": {
+                                "application/json": {
+                                    "schema": {
+                                        "type": "object",
+                                        "required": ["paused"],
+                                        "properties": {"paused": {"type": "array"}},
+                                    }
+                                }
+                            },
+                        },
+                        **{
+                            code: PROBLEM
+                            for code in ("400", "404", "409", "413", "415", "422", "503")
+                        },
+                    },
+                },
+            },
             "/lab/{lab_id}/api/reset": {
                 "parameters": [LAB_ID],
                 "post": {
@@ -316,6 +366,7 @@ def document() -> dict[str, Any]:
                         "emails",
                         "records",
                         "requests",
+                        "paused",
                     ],  # fmt: skip
                     "properties": {
                         "lab": {"type": "string"},
@@ -340,6 +391,7 @@ def document() -> dict[str, Any]:
                         "emails": {"type": "array", "items": {"type": "object"}},
                         "records": {"type": "array", "items": {"type": "object"}},
                         "requests": {"type": "array", "items": {"type": "object"}},
+                        "paused": {"type": "array", "items": {"type": "object"}},
                     },
                 },
             },

@@ -27,6 +27,7 @@ CONFLICT = {"seed": 409, "ietf": 422, "stripe": 400}
 CRASH_POINTS = {
     "validate": (None, False),
     "lookup": (None, False),
+    "lock wait": (None, False),
     "lock acquire": (None, False),
     "reserve": ("in_progress", False),
     "gateway charge": ("in_progress", True),

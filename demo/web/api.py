@@ -76,6 +76,28 @@ def advance_clock() -> Response:
     return jsonify({"offset_s": offset, "now": g.lab.now()})
 
 
+@bp.post("/step")
+def step() -> Response:
+    """Step mode: ``{"request": 5}`` lets request 5 go on one step;
+    ``{"request": 5, "to_end": true}`` runs it to its end; ``{"release_all": true}`` lets
+    every paused request run to its end. 200 with the paused requests, or 4xx."""
+    body = parse_json(_json_body())
+    if isinstance(body, dict) and body.keys() == {"release_all"} and body["release_all"] is True:
+        g.lab.release_all()
+    elif isinstance(body, dict) and set(body) <= {"request", "to_end"} and "request" in body:
+        g.lab.step(body["request"], to_end=body.get("to_end", False))
+    else:
+        raise Problem(
+            422,
+            "invalid-step",
+            "Invalid step",
+            'Send {"request": <id>}, {"request": <id>, "to_end": true} or {"release_all": true}.',
+        )
+    if is_htmx():
+        return pages.panels_response(g.lab)
+    return jsonify({"paused": g.lab.paused()})
+
+
 @bp.post("/reset")
 def reset() -> Response:
     """Empty the store, ledger and log (settings stay): 200 with the new state."""

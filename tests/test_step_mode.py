@@ -1,0 +1,157 @@
+"""Step mode: the attendee is the scheduler. The pauses live in the real handler's step
+points, so what these interleavings do is what the code does."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from hypothesis import find, given, settings
+from hypothesis import strategies as st
+
+from demo.lab import Lab, Settings
+from demo.problems import Problem
+
+KEY = ["t1:u7:pay:order-42:v1"]
+BODY = b'{"order_id": "42", "amount": 100000}'
+
+
+def quiet(lab: Lab) -> list[dict[str, Any]]:
+    """Wait until every request in step mode stands at a step point or is blocked."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        paused = lab.paused()
+        if all(p["waiting"] or p["step"] == "lock wait" for p in paused):
+            version = lab.version
+            time.sleep(0.02)
+            if lab.version == version:
+                return paused
+        time.sleep(0.002)
+    raise AssertionError(f"still running: {lab.paused()}")
+
+
+@contextmanager
+def requests(lab: Lab, n: int, **settings: Any) -> Iterator[list[Any]]:
+    """Send ``n`` requests with one key, one after the other, each parked at its first step."""
+    results: list[Any] = []
+    threads = []
+    for _ in range(n):
+        t = threading.Thread(target=lambda: results.append(lab.create_charge(KEY, BODY)))
+        t.start()
+        threads.append(t)
+        while len([p for p in lab.paused() if p["waiting"]]) < len(threads):
+            time.sleep(0.001)
+    try:
+        yield results
+    finally:
+        lab.release_all()
+        for t in threads:
+            t.join(10)
+
+
+def step(lab: Lab, label: str) -> bool:
+    """Step request ``label`` if it stands at a step point; False if it is blocked or done."""
+    for p in quiet(lab):
+        if p["label"] == label and p["waiting"]:
+            lab.step(p["request"])
+            return True
+    return False
+
+
+def make(lock: bool, **more: Any) -> Lab:
+    return Lab("s", settings=Settings(gateway_latency_ms=0, step_mode=True, lock=lock, **more))
+
+
+def test_lock_off_lookup_lookup_charge_charge_is_a_double_charge() -> None:
+    lab = make(lock=False)
+    with requests(lab, 2):
+        assert [p["step"] for p in quiet(lab)] == ["lookup", "lookup"]  # both missed
+        assert step(lab, "A") and step(lab, "B")  # A charges, then B charges
+        assert [p["step"] for p in quiet(lab)] == ["gateway charge", "gateway charge"]
+    assert len(lab.gateway.ledger()) == 2
+
+
+def test_lock_on_b_is_blocked_until_a_finishes_then_replays() -> None:
+    lab = make(lock=True)
+    with requests(lab, 2) as results:
+        step(lab, "A")  # lookup -> lock wait
+        step(lab, "A")  # -> lock acquire (A holds the lock)
+        step(lab, "B")  # lookup -> lock wait
+        step(lab, "B")  # B tries to take the lock ... and blocks
+        b = next(p for p in quiet(lab) if p["label"] == "B")
+        assert b["blocked_by"] == "A" and not b["waiting"]
+        with pytest.raises(Problem) as caught:
+            lab.step(b["request"])
+        assert caught.value.status == 409
+        while step(lab, "A"):
+            pass  # A runs to its end, releasing the lock
+        assert next(p for p in quiet(lab) if p["label"] == "B")["step"] == "lock acquire"
+    assert len(lab.gateway.ledger()) == 1
+    assert sorted(e.outcome for _, e in results) == ["charged", "replayed"]
+
+
+def test_run_to_end_and_bad_ids() -> None:
+    lab = make(lock=True)
+    with requests(lab, 1) as results:
+        paused = quiet(lab)
+        for bad in ("1", None, 1.5, True):
+            with pytest.raises(Problem) as caught:
+                lab.step(bad)
+            assert caught.value.status == 422
+        with pytest.raises(Problem) as caught:
+            lab.step(999)
+        assert caught.value.status == 404
+        lab.step(paused[0]["request"], to_end=True)
+        deadline = time.monotonic() + 5
+        while not results and time.monotonic() < deadline:
+            time.sleep(0.01)
+    assert results[0][0].status == 201 and lab.paused() == []
+
+
+def test_switching_step_mode_off_and_reset_release_everyone() -> None:
+    lab = make(lock=False)
+    with requests(lab, 2) as results:
+        lab.update_settings({"step_mode": False})
+        deadline = time.monotonic() + 5
+        while len(results) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(results) == 2
+
+
+SCHEDULES = st.lists(st.sampled_from("ABC"), min_size=0, max_size=30)
+
+
+def run(lock: bool, n: int, schedule: list[str], **more: Any) -> int:
+    lab = make(lock=lock, **more)
+    with requests(lab, n):
+        for label in schedule:
+            step(lab, label)
+    return len(lab.gateway.ledger())
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(2, 3), schedule=SCHEDULES)
+def test_lock_on_no_interleaving_charges_twice(n: int, schedule: list[str]) -> None:
+    assert run(True, n, schedule) == 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(2, 3), schedule=SCHEDULES, crash=st.booleans())
+def test_crash_window_fix_no_interleaving_charges_twice(
+    n: int, schedule: list[str], crash: bool
+) -> None:
+    fault = "crash_after_charge" if crash else "none"
+    assert run(True, n, schedule, recovery="downstream_key", fault=fault) == 1
+
+
+def test_lock_off_some_interleaving_charges_twice_and_hypothesis_finds_it() -> None:
+    found = find(
+        st.tuples(st.integers(2, 3), SCHEDULES),
+        lambda case: run(False, case[0], case[1]) > 1,
+        settings=settings(max_examples=200, deadline=None, database=None),
+    )
+    assert run(False, *found) > 1
