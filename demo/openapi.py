@@ -235,7 +235,7 @@ def document() -> dict[str, Any]:
             "/lab/{lab_id}/api/step": {
                 "parameters": [LAB_ID],
                 "post": {
-                    "summary": "Step mode: step a paused request, run it to the end, or release all",
+                    "summary": "Step mode: step a paused request, or run it (or all) to the end",
                     "requestBody": {
                         "required": True,
                         "content": {
