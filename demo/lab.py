@@ -275,6 +275,7 @@ class Pause:
     entry: RequestEntry
     label: str
     step: str = "arrived"
+    occurrence: int = 0  # the 2nd "lookup" is the look-again under the lock
     waiting: bool = False
     to_end: bool = False
     go: threading.Event = field(default_factory=threading.Event)
@@ -614,6 +615,7 @@ class Lab:
             return
         with self._guard:
             pause.step, pause.waiting = step, True
+            pause.occurrence = sum(1 for s in pause.entry.steps if s.name == step)
         self._touch()
         stepped = pause.go.wait(PAUSE_TIMEOUT_S)
         with self._guard:
@@ -659,6 +661,18 @@ class Lab:
             pause.to_end = to_end
             pause.go.set()
 
+    def settle(self, request_id: int, timeout_s: float = 1.0) -> None:
+        """Wait (at most ``timeout_s``) until a stepped request stands at its next step
+        point, is blocked on a lock, or has finished: so the page shows where it went."""
+        deadline = time.monotonic() + timeout_s
+        time.sleep(0.005)
+        while time.monotonic() < deadline:
+            with self._guard:
+                pause = self._paused.get(request_id)
+                if pause is None or pause.waiting or pause.step == "lock wait":
+                    return
+            time.sleep(0.005)
+
     def release_all(self) -> int:
         """Let every paused request run to its end; returns how many there were."""
         with self._guard:
@@ -689,6 +703,7 @@ class Lab:
                     "action": p.entry.action,
                     "idempotency_key": p.entry.key,
                     "step": p.step,
+                    "occurrence": p.occurrence,
                     "waiting": p.waiting,
                     "blocked_by": holder if blocked else None,
                 }

@@ -149,6 +149,13 @@
     }
   });
 
+  // The code view scrolls to the line where the oldest paused request stands.
+  document.body.addEventListener("htmx:afterSettle", function () {
+    var here = document.querySelector("pre.code .here");
+    var code = here && here.closest("pre.code");
+    if (code) code.scrollTop = Math.max(0, here.offsetTop - code.offsetTop - code.clientHeight / 3);
+  });
+
   // Keep the failure lab open (or closed) when the settings form is swapped in anew.
   var failuresOpen = null;
   document.body.addEventListener("htmx:oobBeforeSwap", function (evt) {
@@ -199,6 +206,38 @@
       target.dataset.derived = "false";
     } else if (target.id === "latency") {
       byId("latency-out").value = target.value + " ms";
+    }
+  });
+
+  // Keyboard: a/b/c step a lane, space or "." (what a presenter remote sends) steps the
+  // oldest paused request, r resets, ? shows the shortcuts. Never while typing in a field.
+  document.addEventListener("keydown", function (evt) {
+    var target = evt.target;
+    if (evt.ctrlKey || evt.metaKey || evt.altKey) return;
+    if (target && (target.isContentEditable || /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(target.tagName))) {
+      if (!(target.tagName === "BUTTON" && (evt.key === "?" || /^[abcr.]$/.test(evt.key)))) return;
+    }
+    var overlay = byId("shortcuts");
+    var button = null;
+    if (evt.key === "?") {
+      overlay.hidden = !overlay.hidden;
+      evt.preventDefault();
+      return;
+    }
+    if (evt.key === "Escape" && overlay && !overlay.hidden) {
+      overlay.hidden = true;
+      return;
+    }
+    if (/^[abc]$/.test(evt.key)) {
+      button = document.querySelector("[data-step-label='" + evt.key.toUpperCase() + "']:not([disabled])");
+    } else if (evt.key === "." || evt.key === " ") {
+      button = document.querySelector("[data-step-label]:not([disabled])");
+    } else if (evt.key === "r") {
+      button = document.querySelector("button[data-action='Reset']");
+    }
+    if (button) {
+      evt.preventDefault();
+      button.click();
     }
   });
 

@@ -86,6 +86,7 @@ def step() -> Response:
         g.lab.release_all()
     elif isinstance(body, dict) and set(body) <= {"request", "to_end"} and "request" in body:
         g.lab.step(body["request"], to_end=body.get("to_end", False))
+        g.lab.settle(body["request"])
     else:
         raise Problem(
             422,

@@ -22,6 +22,7 @@ from ..lab import Lab, LabRegistry, RequestEntry, Step
 from ..openapi import document
 from ..scenarios import SCENARIOS
 from . import labs
+from .code import handler_lines, where
 
 bp = Blueprint("pages", __name__)
 
@@ -206,7 +207,17 @@ def panels_context(lab: Lab, focus: RequestEntry | None = None) -> dict[str, Any
         "expected_emails": summary.intended if settings.email != "off" else None,
         "clock_offset": _duration(lab.clock_offset_s()) if lab.clock_offset_s() else None,
         "profiles": PROFILES.values(),
+        **(_step_context(lab) if settings.step_mode or lab.paused() else {}),
     }
+
+
+def _step_context(lab: Lab) -> dict[str, Any]:
+    """Step mode: the paused requests, and the handler's lines with who stands where."""
+    paused = lab.paused()
+    at: dict[str, list[str]] = {}
+    for p in paused:
+        at.setdefault(where(p["step"], p["occurrence"]), []).append(p["label"])
+    return {"paused": paused, "code_lines": handler_lines(), "at": at}
 
 
 # -- the timeline's geometry -------------------------------------------------------

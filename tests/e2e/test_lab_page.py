@@ -158,3 +158,55 @@ def test_user_strings_show_as_text_and_run_nothing(lab: LabPage) -> None:
     lab.page.reload()
     expect(lab.page.locator(".lane .key").first).to_have_text(evil)
     assert dialogs == []
+
+
+def test_step_mode_by_hand_double_charges_with_the_lock_off_and_never_with_it_on(
+    lab: LabPage,
+) -> None:
+    page = lab.page
+    page.locator("input[name=step_mode]").check()
+    expect(page.locator("#step")).to_be_visible()
+    lab.set_lock(False)
+    lab.click("Double-submit")
+    expect(page.locator("[data-step-label=B]")).to_be_enabled()
+    # Both stopped after their lookup, on the same line of the real source.
+    here = page.locator("pre.code .here")
+    expect(here).to_have_count(1)
+    expect(here).to_contain_text('trace("lookup"')
+    expect(here.locator(".chip")).to_have_text(["◀ A", "◀ B"])
+    page.keyboard.press("a")  # A charges
+    expect(page.locator("pre.code .here").filter(has_text="gateway charge")).to_contain_text("◀ A")
+    page.keyboard.press("b")  # B charges too: both had missed
+    expect(page.locator("pre.code .here").filter(has_text="gateway charge")).to_contain_text("◀ B")
+    page.get_by_role("button", name="Release all").click()
+    expect(page.locator("#ledger .tally")).to_contain_text("charged 2 / intended 1")
+
+    lab.set_lock(True)
+    key = lab.new_order()
+    lab.click("Double-submit")
+    expect(page.locator("[data-step-label=B]")).to_be_enabled()
+    for label in "AABB":  # A: lock wait, lock acquire; B: lock wait, then it blocks
+        page.keyboard.press(label.lower())
+        page.wait_for_timeout(150)
+    expect(page.locator(".blocked")).to_have_text("blocked: waits for A's lock")
+    expect(page.locator("[data-step-label=B]")).to_be_disabled()
+    page.get_by_role("button", name="Release all").click()
+    expect(page.locator(".badge-replayed")).to_have_count(1)
+    assert [c.idempotency_key for c in lab.lab.gateway.ledger()].count(key) == 1
+
+
+def test_shortcuts_overlay_and_no_shortcuts_while_typing(lab: LabPage) -> None:
+    page = lab.page
+    page.keyboard.press("?")
+    expect(page.locator("#shortcuts")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(page.locator("#shortcuts")).to_be_hidden()
+    lab.click("Pay")
+    expect(lab.headline()).to_contain_text("CHARGED")
+    page.locator("#order-id").fill("")
+    page.locator("#order-id").type("r?")  # typing: no reset, no overlay
+    expect(page.locator("#shortcuts")).to_be_hidden()
+    assert len(lab.lab.gateway.ledger()) == 1
+    page.locator("body").click(position={"x": 5, "y": 700})
+    page.keyboard.press("r")
+    expect(page.locator("#ledger .tally")).to_contain_text("charged 0")
