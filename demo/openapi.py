@@ -109,6 +109,21 @@ def document() -> dict[str, Any]:
                     },
                 },
             },
+            "/lab/{lab_id}/sequence.svg": {
+                "parameters": [LAB_ID],
+                "get": {
+                    "summary": "The sequence diagram of the last requests (SVG)",
+                    "parameters": [{"name": "download", "in": "query", "schema": {"enum": ["1"]}}],
+                    "responses": {
+                        "200": {
+                            "description": "SVG",
+                            "content": {"image/svg+xml": {"schema": {"type": "string"}}},
+                        },
+                        "404": PROBLEM,
+                        "503": PROBLEM,
+                    },
+                },
+            },
             "/lab/{lab_id}/new-order": {
                 "parameters": [LAB_ID],
                 "post": {

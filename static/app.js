@@ -156,6 +156,31 @@
     if (code) code.scrollTop = Math.max(0, here.offsetTop - code.offsetTop - code.clientHeight / 3);
   });
 
+  // Download the sequence diagram as PNG, for slides: the same SVG, drawn on a canvas.
+  document.body.addEventListener("click", function (evt) {
+    var button = evt.target.closest && evt.target.closest("[data-png-from]");
+    if (!button) return;
+    var image = new Image();
+    image.onload = function () {
+      var canvas = document.createElement("canvas");
+      canvas.width = image.naturalWidth * 2; // twice the pixels: sharp on a projector
+      canvas.height = image.naturalHeight * 2;
+      var context = canvas.getContext("2d");
+      context.scale(2, 2);
+      context.drawImage(image, 0, 0);
+      canvas.toBlob(function (blob) {
+        var link = document.createElement("a");
+        link.href = URL.createObjectURL(blob);
+        link.download = "idempotency-sequence.png";
+        document.body.appendChild(link);
+        link.click();
+        link.remove();
+        setTimeout(function () { URL.revokeObjectURL(link.href); }, 1000);
+      }, "image/png");
+    };
+    image.src = button.dataset.pngFrom + "?v=" + Date.now();
+  });
+
   // Keep the failure lab open (or closed) when the settings form is swapped in anew.
   var failuresOpen = null;
   document.body.addEventListener("htmx:oobBeforeSwap", function (evt) {

@@ -147,3 +147,38 @@ def test_explanation_of_an_overlapping_double_submit(client: FlaskClient, lock: 
         assert "charged 1" in last and "waited" in last and "REPLAYED" in last
     else:
         assert "charged 2" in last and "DOUBLE CHARGE" in last and "TOCTOU" in last
+
+
+def test_sequence_diagram_shows_the_race_in_the_order_it_happened(client: FlaskClient) -> None:
+    import threading
+    import xml.etree.ElementTree as ET
+
+    client.patch("/lab/p1/api/settings", json={"lock": False, "gateway_latency_ms": 200})
+    start = threading.Barrier(2)
+
+    def send() -> None:
+        start.wait(5)
+        hx_pay(client, key="dup")
+
+    threads = [threading.Thread(target=send) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(5)
+    response = client.get("/lab/p1/sequence.svg")
+    assert response.status_code == 200 and response.mimetype == "image/svg+xml"
+    texts = [t.text for t in ET.fromstring(response.data).iter("{http://www.w3.org/2000/svg}text")]
+    assert {"Client", "Instance i1", "Store", "Gateway"} <= set(texts)
+    order = [t for t in texts if t and t.startswith("#")]
+    lookups = [i for i, t in enumerate(order) if "lookup: miss" in t]
+    saves = [i for i, t in enumerate(order) if "save record" in t]
+    assert len(lookups) == 2 and max(lookups) < min(saves)  # both missed before either saved
+    assert sum("DOUBLE CHARGE" in t for t in order) == 2
+    download = client.get("/lab/p1/sequence.svg?download=1")
+    assert "attachment" in download.headers["Content-Disposition"]
+
+
+def test_sequence_diagram_escapes_keys(client: FlaskClient) -> None:
+    hx_pay(client, key="<script>x</script>")
+    svg = client.get("/lab/p1/sequence.svg").get_data(as_text=True)
+    assert "<script>" not in svg and "&lt;script&gt;" in svg

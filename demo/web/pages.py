@@ -23,6 +23,7 @@ from ..openapi import document
 from ..scenarios import SCENARIOS
 from . import labs
 from .code import handler_lines, where
+from .sequence import diagram
 
 bp = Blueprint("pages", __name__)
 
@@ -97,6 +98,19 @@ def panels(lab_id: str) -> BaseResponse:
     if request.args.get("since") == str(lab.version) and not stale:
         return Response(status=204)
     return panels_response(lab, settings_stale=stale)
+
+
+@bp.get("/lab/<lab_id>/sequence.svg")
+def sequence_svg(lab_id: str) -> Response:
+    """The sequence diagram of the last requests, as SVG (``?download=1`` to save it)."""
+    lab = labs().get(lab_id)
+    summary = summarise(lab.gateway.ledger())
+    svg = render_template("sequence.svg", d=diagram(lab.requests(), summary))
+    response = Response(svg, 200, mimetype="image/svg+xml")
+    response.headers["Cache-Control"] = "no-store"
+    if request.args.get("download") == "1":
+        response.headers["Content-Disposition"] = 'attachment; filename="idempotency-sequence.svg"'
+    return response
 
 
 @bp.post("/lab/<lab_id>/new-order")

@@ -210,3 +210,19 @@ def test_shortcuts_overlay_and_no_shortcuts_while_typing(lab: LabPage) -> None:
     page.locator("body").click(position={"x": 5, "y": 700})
     page.keyboard.press("r")
     expect(page.locator("#ledger .tally")).to_contain_text("charged 0")
+
+
+def test_sequence_diagram_downloads_as_svg_and_png(lab: LabPage, tmp_path: Any) -> None:
+    lab.click("Pay")
+    expect(lab.headline()).to_contain_text("CHARGED")
+    image = lab.page.locator("#sequence img")
+    expect(image).to_be_visible()
+    assert lab.page.evaluate("img => img.naturalWidth", image.element_handle()) > 300
+    with lab.page.expect_download() as png:
+        lab.page.get_by_role("button", name="Download .png").click()
+    path = tmp_path / "sequence.png"
+    png.value.save_as(path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with lab.page.expect_download() as svg:
+        lab.page.get_by_role("link", name="Download .svg").click()
+    assert svg.value.suggested_filename.endswith(".svg")
