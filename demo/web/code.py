@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import idempotency
+from ..lab import Lab
 
 _TRACE = re.compile(r'trace\(\s*"([^"]+)"')
 SHOWN: tuple[Callable[..., Any], ...] = (
@@ -29,7 +30,7 @@ class Line:
     number: int
     text: str
     point: str | None
-    branch: str | None  # "lock-free", "lock" or None
+    branch: str | None  # "lock-free", "lock", "recovery" (the crash-window fix) or None
 
 
 @functools.cache
@@ -64,6 +65,15 @@ def handler_lines() -> tuple[Line, ...]:
                 point = f"{match.group(1)}#{seen[match.group(1)]}"
             lines.append(Line(first + offset, text.rstrip("\n"), point, branch))
         lines.append(Line(0, " ", None, None))
+    # And where the side effect leaves the lab: the gateway call, with its downstream key.
+    source, first = inspect.getsourcelines(Lab._charge)  # noqa: SLF001
+    start = next(n for n, text in enumerate(source) if "world.gateway.charge(" in text)
+    end = next(n for n in range(start, len(source)) if source[n].strip() == ")")
+    lines.append(Line(0, "# demo/lab.py, Lab._charge: the side effect", None, None))
+    for offset in range(start, end + 1):
+        text = source[offset]
+        branch = "recovery" if "downstream_key=" in text else None
+        lines.append(Line(first + offset, text.rstrip("\n"), None, branch))
     return tuple(lines)
 
 

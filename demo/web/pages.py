@@ -340,6 +340,7 @@ def _step_text(name: str, detail: dict[str, Any] | Any) -> str:
         "record save": "record saved",
         "release": "key released",
         "reclaim": "in progress, nobody holds the lock: reclaim",
+        "step timeout": "left paused 120 s: ran on by itself",
     }.get(name, "")
 
 
