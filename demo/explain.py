@@ -43,6 +43,15 @@ def explain(
     finished = [e for e in entries if e.finished is not None]
     if focus is None:
         focus = finished[-1] if finished else None
+    if focus is None and entries and settings.step_mode:
+        return Explanation(
+            "idle",
+            "STEP MODE — you are the scheduler",
+            (
+                "Each request waits at a step boundary of the real handler until you step it. "
+                "Step them in any order; the code view shows the line each one stands on.",
+            ),
+        )
     if focus is None and entries:
         return Explanation(
             "idle",

@@ -43,7 +43,7 @@ def main() -> None:
                 "--disable-sync",
             ],
         )
-        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page = browser.new_page(viewport={"width": 1280, "height": 720}, accept_downloads=True)
         page.goto(base)
         button = lambda name: page.get_by_role("button", name=name, exact=True)  # noqa: E731
         headline = page.locator("#explain .headline")
@@ -76,6 +76,30 @@ def main() -> None:
         expect(page.locator(".badge-replayed")).to_have_count(2)
         expect(page.locator(".lane.outcome-in_flight")).to_have_count(0)
         shoot(page, "state-locked-double-submit")
+
+        # Step mode, lock off: both requests stopped after their lookup, then A and B charge.
+        page.goto(f"{base}-step")
+        page.locator("input[name=step_mode]").check()
+        page.get_by_role("switch", name="Lock").click()
+        expect(page.locator("#explain .mode")).to_contain_text("Lock is OFF")
+        button("Double-submit").click()
+        expect(page.locator("[data-step-label=B]")).to_be_enabled()
+        page.keyboard.press("a")
+        page.wait_for_timeout(600)
+        page.keyboard.press("b")
+        expect(page.locator("pre.code .here").filter(has_text="gateway charge")).to_contain_text(
+            "◀ B"
+        )
+        page.wait_for_timeout(300)
+        shoot(page, "state-step-mode")
+        page.get_by_role("button", name="Release all").click()
+        expect(page.locator("#ledger .tally")).to_contain_text("charged 2")
+        page.locator("#sequence").scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        with page.expect_download() as png:
+            page.get_by_role("button", name="Download .png").click()
+        png.value.save_as(OUT / "sequence.png")
+        print("wrote", OUT / "sequence.png")
 
         # The failure lab: a scenario from its link, run by its own steps.
         lesson = page.locator("#lesson .actual-charges")
