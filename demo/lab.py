@@ -276,6 +276,7 @@ class Pause:
     label: str
     step: str = "arrived"
     occurrence: int = 0  # the 2nd "lookup" is the look-again under the lock
+    parks: int = 0  # how many step points it has stopped at
     waiting: bool = False
     to_end: bool = False
     go: threading.Event = field(default_factory=threading.Event)
@@ -615,6 +616,7 @@ class Lab:
             return
         with self._guard:
             pause.step, pause.waiting = step, True
+            pause.parks += 1
             pause.occurrence = sum(1 for s in pause.entry.steps if s.name == step)
         self._touch()
         stepped = pause.go.wait(PAUSE_TIMEOUT_S)
@@ -628,8 +630,9 @@ class Lab:
                 )
         self._touch()
 
-    def step(self, request_id: object, *, to_end: object = False) -> None:
-        """Let paused request ``request_id`` go on to its next step point (or to its end).
+    def step(self, request_id: object, *, to_end: object = False) -> int:
+        """Let paused request ``request_id`` go on to its next step point (or to its end);
+        returns how many step points it had stopped at (for :meth:`settle`).
 
         :raises Problem: 422 for a malformed id or ``to_end``; 404 when no such request is
             in step mode; 409 when it is not waiting at a step point (it is running, or
@@ -659,19 +662,23 @@ class Lab:
                     "stops at its next step.",
                 )  # fmt: skip
             pause.to_end = to_end
+            pause.waiting = False  # it is on its way: no second step until it stops again
             pause.go.set()
+            return pause.parks
 
-    def settle(self, request_id: int, timeout_s: float = 1.0) -> None:
-        """Wait (at most ``timeout_s``) until a stepped request stands at its next step
-        point, is blocked on a lock, or has finished: so the page shows where it went."""
+    def settle(self, request_id: int, parks: int, timeout_s: float = 1.0) -> None:
+        """Wait (at most ``timeout_s``) until a request stepped after ``parks`` stops
+        stands at its next step point, is blocked on a lock, or has finished: so the page
+        shows where it went."""
         deadline = time.monotonic() + timeout_s
-        time.sleep(0.005)
         while time.monotonic() < deadline:
+            time.sleep(0.005)
             with self._guard:
                 pause = self._paused.get(request_id)
-                if pause is None or pause.waiting or pause.step == "lock wait":
+                if pause is None or pause.parks > parks:
                     return
-            time.sleep(0.005)
+            if any(p["request"] == request_id and p["blocked_by"] for p in self.paused()):
+                return
 
     def release_all(self) -> int:
         """Let every paused request run to its end; returns how many there were."""

@@ -85,8 +85,8 @@ def step() -> Response:
     if isinstance(body, dict) and body.keys() == {"release_all"} and body["release_all"] is True:
         g.lab.release_all()
     elif isinstance(body, dict) and set(body) <= {"request", "to_end"} and "request" in body:
-        g.lab.step(body["request"], to_end=body.get("to_end", False))
-        g.lab.settle(body["request"])
+        parks = g.lab.step(body["request"], to_end=body.get("to_end", False))
+        g.lab.settle(body["request"], parks)
     else:
         raise Problem(
             422,

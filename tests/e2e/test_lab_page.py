@@ -160,6 +160,14 @@ def test_user_strings_show_as_text_and_run_nothing(lab: LabPage) -> None:
     assert dialogs == []
 
 
+def settled(page: Page) -> None:
+    """Wait until htmx has finished swapping: a key pressed mid-swap reaches no button."""
+    page.wait_for_function(
+        "() => !document.querySelector('.htmx-swapping, .htmx-settling')"
+    )
+    page.wait_for_timeout(50)
+
+
 def test_step_mode_by_hand_double_charges_with_the_lock_off_and_never_with_it_on(
     lab: LabPage,
 ) -> None:
@@ -176,6 +184,7 @@ def test_step_mode_by_hand_double_charges_with_the_lock_off_and_never_with_it_on
     expect(here.locator(".chip")).to_have_text(["◀ A", "◀ B"])
     page.keyboard.press("a")  # A charges
     expect(page.locator("pre.code .here").filter(has_text="gateway charge")).to_contain_text("◀ A")
+    settled(page)
     page.keyboard.press("b")  # B charges too: both had missed
     expect(page.locator("pre.code .here").filter(has_text="gateway charge")).to_contain_text("◀ B")
     page.get_by_role("button", name="Release all").click()
@@ -185,9 +194,13 @@ def test_step_mode_by_hand_double_charges_with_the_lock_off_and_never_with_it_on
     key = lab.new_order()
     lab.click("Double-submit")
     expect(page.locator("[data-step-label=B]")).to_be_enabled()
-    for label in "AABB":  # A: lock wait, lock acquire; B: lock wait, then it blocks
-        page.keyboard.press(label.lower())
-        page.wait_for_timeout(150)
+    # A: to lock wait, to lock acquire (A holds the lock); B: to lock wait, then it blocks.
+    for label, after in (("a", "lock wait"), ("a", "lock acquire"), ("b", "lock wait")):
+        settled(page)
+        page.keyboard.press(label)
+        expect(page.locator(f".lane-{label.upper()}")).to_contain_text(f"stopped after {after}")
+    settled(page)
+    page.keyboard.press("b")
     expect(page.locator(".blocked")).to_have_text("blocked: waits for A's lock")
     expect(page.locator("[data-step-label=B]")).to_be_disabled()
     page.get_by_role("button", name="Release all").click()
