@@ -27,6 +27,13 @@ class _RedactingHandler(WSGIRequestHandler):
         super().log(type, "%s", _LAB_PATH.sub("/lab/…", line))
 
 
+def _port(text: str) -> int:
+    port = int(text)
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port (0-65535)")
+    return port
+
+
 def _is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
@@ -40,7 +47,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``--host`` and ``--port``, print the URL, and serve until Ctrl-C."""
     parser = argparse.ArgumentParser(prog="idempotency-demo", description=__doc__)
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=5000, help="port to listen on (default 5000)")
+    parser.add_argument(
+        "--port", type=_port, default=5000, help="port to listen on, 0-65535 (default 5000)"
+    )
     parser.add_argument(
         "--lab-idle-s",
         type=float,

@@ -128,7 +128,8 @@ def parse_idempotency_key(values: list[str]) -> str | None:
         raise _bad_key('A quoted key must be one structured-field string, e.g. "abc".')
     if not quoted and "," in raw:
         raise _bad_key(
-            "Send one Idempotency-Key header; a bare key may not hold a comma (quote it)."
+            "A bare key may not hold a comma: repeated Idempotency-Key headers arrive joined "
+            "by commas. Send one header, and quote a key that holds a comma."
         )
     key = re.sub(r"\\(.)", r"\1", quoted.group(1)) if quoted else raw
     if not key.strip():

@@ -140,12 +140,25 @@ def explain(
     if focus.outcome == "replayed":
         return _replayed(focus, entries, summary)
     if focus.outcome == "recovered":
-        sentences = [
-            "An earlier attempt with this key crashed after the gateway charged. This retry "
-            "found the key in progress with nobody holding its lock, reclaimed it and called "
-            "the gateway again with the idempotency key passed on: the gateway returned the "
-            f"first charge ({focus.charge_id}) instead of taking the money twice.",
-        ]
+        crashed = any(
+            e.key == focus.key and e.outcome == "crashed" and e.id < focus.id for e in entries
+        )
+        if crashed:
+            sentences = [
+                "An earlier attempt with this key crashed after the gateway charged. This "
+                "retry found the key in progress with nobody holding its lock, reclaimed it "
+                "and called the gateway again with the idempotency key passed on: the gateway "
+                f"returned the first charge ({focus.charge_id}) instead of taking the money "
+                "twice.",
+            ]
+        else:
+            sentences = [
+                "This request got past our store (the lock is off, the record expired, or "
+                "another instance served the first), so it called the gateway again. But the "
+                "idempotency key went on to the gateway too, and the gateway had seen it: it "
+                f"returned the first charge ({focus.charge_id}). Its idempotency caught what "
+                "ours missed.",
+            ]
         if settings.email == "inline" and emails > summary.intended:
             sentences.append(
                 f"But the receipt e-mail is our own side effect: the re-run sent it again "

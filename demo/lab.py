@@ -426,7 +426,7 @@ class Lab:
             entry.steps.append(Step(step, (time.perf_counter() - entry.started) * 1000, detail))
             self._touch()
             if self.crash_at in (step, len(entry.steps) - 1) or (
-                step == "gateway charge" and self._claim_fault("crash_after_charge")
+                step == "gateway charge" and self._claim_fault("crash_after_charge", world)
             ):
                 raise InstanceCrash(step)
             if pause is not None and step in STEP_POINTS:
@@ -505,7 +505,7 @@ class Lab:
             busy = in_use_problem(PROFILES[settings.profile], 1)
             response, outcome = Response.of_problem(busy, ("Retry-After", "1")), "in_use"
         self._relay_outbox()
-        if outcome == "charged" and self._claim_fault("lose_response"):
+        if outcome == "charged" and self._claim_fault("lose_response", world):
             entry.delivered = False
             trace("response lost")
         else:
@@ -525,7 +525,7 @@ class Lab:
         With ``recovery="downstream_key"`` the idempotency key goes on to the gateway, so a
         re-run after a crash gets the first charge back instead of a second one.
         """
-        if self._claim_fault("gateway_error"):
+        if self._claim_fault("gateway_error", world):
             raise GatewayError("connection reset before the charge reached the gateway")
         try:
             done = world.gateway.charge(
@@ -591,10 +591,11 @@ class Lab:
                         )
                     )
 
-    def _claim_fault(self, fault: str) -> bool:
-        """Fire a one-shot fault: True once if it is armed, and disarm it."""
+    def _claim_fault(self, fault: str, world: _World) -> bool:
+        """Fire a one-shot fault: True once if it is armed, and disarm it. A request from
+        before a reset (an older world) never fires the fresh lab's fault."""
         with self._guard:
-            if self.settings.fault != fault:
+            if self.settings.fault != fault or world.gateway is not self.gateway:
                 return False
             self.settings = replace(self.settings, fault="none")
             self.settings_version += 1
@@ -822,6 +823,11 @@ class Lab:
             return next((e.charge for e in reversed(self._log) if e.charge), None)
 
     # -- reading ---------------------------------------------------------------
+
+    def is_current(self, entry: RequestEntry) -> bool:
+        """False for a request that began before the last reset (it finished in the old lab)."""
+        with self._guard:
+            return any(e is entry for e in self._log)
 
     def requests(self) -> list[RequestEntry]:
         """The logged requests, oldest first (a ring buffer of ``max_log``)."""

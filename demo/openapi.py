@@ -49,6 +49,15 @@ def _settings_schema() -> dict[str, Any]:
 @functools.cache
 def document() -> dict[str, Any]:
     """The OpenAPI 3.1 document as a dict (built once)."""
+    doc = _document()
+    for item in doc["paths"].values():
+        for method, operation in item.items():
+            if method != "parameters":
+                operation["responses"].setdefault("405", PROBLEM)  # any other method
+    return doc
+
+
+def _document() -> dict[str, Any]:
     settings = _settings_schema()
     return {
         "openapi": "3.1.0",
@@ -145,10 +154,10 @@ def document() -> dict[str, Any]:
                             "schema": {
                                 "type": "string",
                                 "minLength": 1,
-                                "maxLength": MAX_KEY_LENGTH,
+                                "maxLength": MAX_KEY_LENGTH + 2,
                             },
-                            "description": "Printable ASCII; a quoted structured-field string "
-                            '("abc") names the same key as abc.',
+                            "description": f"1-{MAX_KEY_LENGTH} printable ASCII characters; a "
+                            'quoted structured-field string ("abc") names the same key as abc.',
                         }
                     ],
                     "requestBody": {"required": True, "content": _json("ChargeRequest")},

@@ -36,10 +36,15 @@ class Scenario:
     fix: Mapping[str, Any] = field(default_factory=dict)
     fix_client: Mapping[str, Any] = field(default_factory=dict)
     fix_script: tuple[str, ...] = ()
+    fix_steps: tuple[str, ...] = ()
 
     def clicks(self, fixed: bool) -> tuple[str, ...]:
         """The buttons to click, with the fix applied or not."""
         return (self.fix_script or self.script) if fixed else self.script
+
+    def steps_for(self, fixed: bool) -> tuple[str, ...]:
+        """The steps the card lists, with the fix applied or not."""
+        return (self.fix_steps or self.steps) if fixed else self.steps
 
 
 SCENARIOS: dict[str, Scenario] = {
@@ -72,6 +77,10 @@ SCENARIOS: dict[str, Scenario] = {
             settings={"fault": "lose_response"},
             fix={"fault": "lose_response"},
             fix_script=("Pay", "Retry"),
+            fix_steps=(
+                "Press Pay: the server charges and saves, then the response is lost.",
+                "Press Retry: the same key again.",
+            ),
         ),
         Scenario(
             "key-per-click",
@@ -95,6 +104,11 @@ SCENARIOS: dict[str, Scenario] = {
             "A different intent gets a new key: press New order, then change the amount.",
             ("Pay", "Change amount"),
             fix_script=("Pay", "New order", "Change amount"),
+            fix_steps=(
+                "Press Pay.",
+                "Press New order: a new intent, a new key.",
+                "Press Change amount & resend: a different amount, under the new key.",
+            ),
         ),
         Scenario(
             "race",

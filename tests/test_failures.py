@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import uuid
 from typing import Any
 
@@ -406,3 +407,37 @@ def test_applying_a_scenario_starts_afresh_and_leaving_restores_defaults() -> No
     assert lab.settings.lock is True and lab.fixed
     lab.leave_scenario()
     assert lab.scenario is None and lab.settings.lock is True
+
+
+def test_a_request_from_before_a_reset_never_fires_the_fresh_labs_fault() -> None:
+    lab = Lab("t", settings=Settings(gateway_latency_ms=300))
+    started = threading.Event()
+    result: list[Any] = []
+
+    def old_request() -> None:
+        started.set()
+        result.append(lab.create_charge(["old"], BODY))
+
+    thread = threading.Thread(target=old_request)
+    thread.start()
+    started.wait(5)
+    time.sleep(0.05)  # the old request is at the gateway now
+    lab.apply_scenario("crash-window")  # a fresh lab, with crash_after_charge armed
+    thread.join(5)
+    assert result[0][1].outcome == "charged"  # it finished, uncrashed, in the old lab
+    assert lab.settings.fault == "crash_after_charge"  # still armed for the new lab
+    assert lab.requests() == [] and lab.gateway.ledger() == []
+    assert not lab.is_current(result[0][1])
+
+
+def test_recovered_without_a_crash_is_explained_as_the_gateway_catching_it() -> None:
+    from demo.explain import explain
+    from demo.gateway import summarise
+
+    lab = make(recovery="downstream_key")
+    lab.create_charge(KEY, BODY)
+    lab.advance(25 * 3600)  # the record expired; the gateway still remembers the key
+    _, entry = lab.create_charge(KEY, BODY)
+    assert entry.outcome == "recovered" and charges(lab) == 1
+    text = " ".join(explain(lab.requests(), summarise(lab.gateway.ledger()), entry).sentences)
+    assert "crashed" not in text and "gateway had seen it" in text

@@ -86,3 +86,11 @@ def test_request_logs_mask_lab_ids(caplog: pytest.LogCaptureFixture) -> None:
         handler.log("info", '"%s" %s %s', "POST /lab/s3cr3t-id/api/charges HTTP/1.1", "201", "-")
     assert "s3cr3t-id" not in caplog.text
     assert "/lab/…/api/charges" in caplog.text
+
+
+@pytest.mark.parametrize("port", ["99999", "-1", "x"])
+def test_a_bad_port_is_refused(port: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main_module.main(["--port", port])
+    assert stopped.value.code == 2
+    assert "--port" in capsys.readouterr().err

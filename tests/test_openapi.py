@@ -173,3 +173,8 @@ def test_state_fits_its_schema_after_every_kind_of_request(client: FlaskClient) 
     client.post("/lab/s/api/charges", json={"order_id": "1", "amount": 5})
     check(client.get("/lab/s/api/state"), "/lab/{lab_id}/api/state", "get")
     check(client.post("/lab/s/api/reset"), "/lab/{lab_id}/api/reset", "post")
+
+
+def test_wrong_methods_are_documented_405s(client: FlaskClient) -> None:
+    check(client.get("/lab/x/api/charges"), "/lab/{lab_id}/api/charges", "post")
+    check(client.delete("/lab/x/api/state"), "/lab/{lab_id}/api/state", "get")

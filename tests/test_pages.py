@@ -6,6 +6,7 @@ import hashlib
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
@@ -182,3 +183,19 @@ def test_sequence_diagram_escapes_keys(client: FlaskClient) -> None:
     hx_pay(client, key="<script>x</script>")
     svg = client.get("/lab/p1/sequence.svg").get_data(as_text=True)
     assert "<script>" not in svg and "&lt;script&gt;" in svg
+
+
+def test_an_answer_from_before_a_reset_does_not_explain_the_fresh_lab(app: Any) -> None:
+    import threading
+
+    client = app.test_client()
+    client.patch("/lab/p1/api/settings", json={"gateway_latency_ms": 300})
+    pages: list[str] = []
+    thread = threading.Thread(target=lambda: pages.append(hx_pay(client).get_data(as_text=True)))
+    thread.start()
+    import time
+
+    time.sleep(0.1)
+    app.test_client().post("/lab/p1/api/reset")
+    thread.join(5)
+    assert "Nothing sent yet" in pages[0] and "charged 0" in pages[0]

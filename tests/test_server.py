@@ -81,3 +81,17 @@ def test_a_lost_response_closes_the_connection_with_nothing(server: tuple[str, i
         Content_Type="application/json", Idempotency_Key="k",
     )  # fmt: skip
     assert retry.status == 201 and retry.getheader("Idempotent-Replayed") == "true"
+
+
+@pytest.mark.parametrize(("size", "status"), [(16 * 1024, 201), (16 * 1024 + 1, 413)])
+def test_the_limit_is_the_same_for_chunked_and_sized_bodies(
+    server: tuple[str, int], size: int, status: int
+) -> None:
+    valid = b'{"order_id": "42", "amount": 5}'
+    body = valid + b" " * (size - len(valid))
+    for n, chunked in enumerate((False, True)):
+        headers = {"Content_Type": "application/json", "Idempotency_Key": f"k{size}-{n}"}
+        if chunked:
+            headers["Transfer_Encoding"] = "chunked"
+        response = send(server, "POST", f"/lab/lim{n}/api/charges", body, **headers)
+        assert response.status == status, (chunked, size)

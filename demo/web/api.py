@@ -44,7 +44,9 @@ def create_charge() -> Response:
     if not entry.delivered:
         return _drop_connection()
     if is_htmx():
-        return pages.panels_response(g.lab, focus=entry, status=result.status)
+        # A request from before a reset explains nothing in the fresh lab.
+        focus = entry if g.lab.is_current(entry) else None
+        return pages.panels_response(g.lab, focus=focus, status=result.status)
     return _to_flask(result)
 
 
@@ -117,13 +119,21 @@ def _json_body() -> bytes:
             "Unsupported Media Type",
             f"Send the body as application/json, not {request.mimetype or 'no Content-Type'}.",
         )
-    body = request.get_data(cache=False)
     limit = request.max_content_length
-    # A chunked body has no Content-Length to check up front: the stream stops at the
-    # limit, so a body that reaches it is refused rather than read cut short.
-    if request.content_length is None and limit is not None and len(body) >= limit:
+    if request.content_length is not None or limit is None:
+        return request.get_data(cache=False)  # Content-Length was checked against the limit
+    # A chunked body has no length up front: read one byte past the limit ourselves, so
+    # a body over it is refused rather than silently cut short.
+    stream, parts, size = request.environ["wsgi.input"], [], 0
+    while size <= limit:
+        part = stream.read(limit + 1 - size)
+        if not part:
+            break
+        parts.append(part)
+        size += len(part)
+    if size > limit:
         raise RequestEntityTooLarge()
-    return body
+    return b"".join(parts)
 
 
 def _drop_connection() -> Response:

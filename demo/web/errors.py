@@ -54,7 +54,7 @@ def _http_error(exc: HTTPException) -> Response:
     detail = {
         404: "There is nothing at this address.",
         405: f"{request.method} is not allowed here.",
-        413: f"The body is larger than {request.max_content_length} bytes.",
+        413: f"The body is larger than {request.max_content_length} bytes (16 KiB).",
         415: "Send the body as application/json.",
     }.get(code, exc.description or exc.name)
     return problem_response(Problem(code, _SLUGS.get(code, "http-error"), exc.name, detail))

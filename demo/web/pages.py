@@ -296,11 +296,17 @@ def _cluster(group: list[RequestEntry], now: float) -> Cluster:
     for entry in group:
         start_ms = (entry.started - origin) * 1000
         end_ms = ((entry.finished or now) - origin) * 1000
+        deduplicated = entry.step("gateway replay") is not None
         marks = tuple(
-            Mark(s.name, x(start_ms + at), start_ms + at, _step_text(s.name, s.detail))
-            for s in entry.steps
-            if _step_text(s.name, s.detail)
-            for at in [_began_ms(s)]
+            sorted(
+                (
+                    Mark(s.name, x(start_ms + at), start_ms + at, text)
+                    for s in entry.steps
+                    for at, text in [(_began_ms(s), _step_text(s.name, s.detail, deduplicated))]
+                    if text
+                ),
+                key=lambda m: m.at_ms,
+            )
         )
         lanes.append(Lane(entry, x(start_ms), max(x(end_ms), x(start_ms) + 4), start_ms, marks))
     return Cluster(tuple(lanes), span_ms)
@@ -313,7 +319,7 @@ def _began_ms(step: Step) -> float:
     return step.at_ms - float(took or 0)
 
 
-def _step_text(name: str, detail: dict[str, Any] | Any) -> str:
+def _step_text(name: str, detail: dict[str, Any] | Any, deduplicated: bool = False) -> str:
     """The words a step shows on the timeline; empty for steps not worth a label."""
     if name == "lookup":
         where = "look again" if detail.get("again") else "lookup"
@@ -327,7 +333,8 @@ def _step_text(name: str, detail: dict[str, Any] | Any) -> str:
         waited = float(detail.get("waited_ms", 0))
         return f"lock: waited {waited:.0f} ms" if waited >= 1 else "lock: acquired"
     if name == "gateway charge":
-        return f"gateway charge, {float(detail.get('ms', 0)):.0f} ms"
+        what = "gateway call (no new money)" if deduplicated else "gateway charge"
+        return f"{what}, {float(detail.get('ms', 0)):.0f} ms"
     if name == "validate":
         return "" if detail.get("ok") else "invalid"
     if name == "gateway replay":

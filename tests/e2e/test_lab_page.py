@@ -162,9 +162,7 @@ def test_user_strings_show_as_text_and_run_nothing(lab: LabPage) -> None:
 
 def settled(page: Page) -> None:
     """Wait until htmx has finished swapping: a key pressed mid-swap reaches no button."""
-    page.wait_for_function(
-        "() => !document.querySelector('.htmx-swapping, .htmx-settling')"
-    )
+    page.wait_for_function("() => !document.querySelector('.htmx-swapping, .htmx-settling')")
     page.wait_for_timeout(50)
 
 
