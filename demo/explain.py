@@ -95,6 +95,16 @@ def explain(
                 "would be a new intent, and would charge again.",
             ),
         )
+    if focus.outcome == "in_use" and settings.in_flight == "wait":
+        return Explanation(
+            "conflict",
+            f"{focus.status} — gave up waiting for the lock",
+            (
+                "Another request with this key held the per-key lock too long, so this one "
+                "stopped waiting and answered 409 with Retry-After, charging nothing. A retry "
+                "after the first finishes gets its replay.",
+            ),
+        )
     if focus.outcome == "in_use":
         return Explanation(
             "conflict",

@@ -367,6 +367,7 @@ def execute(
     in_flight: InFlight = "wait",
     profile: Profile = PROFILES["seed"],
     trace: Trace = no_trace,
+    lock_timeout_s: float = 30.0,
 ) -> Execution:
     """Run ``charge`` at most once per ``key``; replay or refuse every other attempt.
 
@@ -379,6 +380,7 @@ def execute(
         and then replays, or is ``"reject"`` ed at once with 409 and ``Retry-After``
         (Stripe, IETF draft).
     :param profile: the status codes for the errors (see :data:`PROFILES`).
+    :param lock_timeout_s: how long a duplicate waits for the per-key lock, in seconds.
     :returns: ``charged`` (the response of ``charge``), ``replayed`` (the stored response,
         byte-identical, plus ``Idempotent-Replayed: true``), ``conflict`` (same key, other
         body: 409 in the seed profile) or ``in_use`` (409, under ``reject``).
@@ -403,7 +405,7 @@ def execute(
     # 2b. The per-key lock: one attempt per key at a time; other keys never wait.
     trace("lock wait")
     waiting_since = time.perf_counter()
-    with store.lock(key):
+    with store.lock(key, lock_timeout_s):
         trace("lock acquire", waited_ms=round((time.perf_counter() - waiting_since) * 1000, 1))
         # Look again: a duplicate may have finished while we waited for the lock.
         record = store.get(key)

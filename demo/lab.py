@@ -490,6 +490,8 @@ class Lab:
                     in_flight=settings.in_flight,  # type: ignore[arg-type]
                     profile=PROFILES[settings.profile],
                     trace=trace,
+                    # In step mode the holder may sit paused at every step: wait it out.
+                    lock_timeout_s=PAUSE_TIMEOUT_S * 10 if settings.step_mode else 30.0,
                 )
                 response, outcome = done.response, done.outcome
             if outcome == "charged" and response.status == 402:
@@ -694,7 +696,7 @@ class Lab:
     def paused(self) -> list[dict[str, Any]]:
         """The requests in step mode, oldest first: where each stands, and whom it waits for."""
         with self._guard:
-            pauses = list(self._paused.values())
+            pauses = [p for p in self._paused.values() if not p.to_end]  # to_end: let go
         holders = {
             p.entry.key: p.label
             for p in pauses
@@ -786,6 +788,7 @@ class Lab:
         fault stays armed). Requests still in flight finish in the old ones."""
         self.release_all()
         with self._guard:
+            self._paused.clear()  # they finish in the old lab
             self.store = self._new_store()
             self._build_instances()
             self.gateway = FakeGateway(

@@ -239,8 +239,13 @@
   document.addEventListener("keydown", function (evt) {
     var target = evt.target;
     if (evt.ctrlKey || evt.metaKey || evt.altKey) return;
+    var stepping = document.querySelector("[data-step-label]") !== null;
+    var clickable = target && (target.tagName === "BUTTON" || target.type === "checkbox");
     if (target && (target.isContentEditable || /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(target.tagName))) {
-      if (!(target.tagName === "BUTTON" && (evt.key === "?" || /^[abcr.]$/.test(evt.key)))) return;
+      // Keys typed into a field are text. On a button or a switch, our keys still work,
+      // and space steps instead of pressing it while requests are paused.
+      var ours = evt.key === "?" || /^[abcr.]$/.test(evt.key) || (evt.key === " " && stepping);
+      if (!(clickable && ours)) return;
     }
     var overlay = byId("shortcuts");
     var button = null;

@@ -369,3 +369,26 @@ def test_reject_answers_in_use_within_the_deadline() -> None:
     assert done.response.header("Retry-After") == "30"
     clock.now += 30
     assert execute(store, "k", FP, CountingCharge(), in_flight="reject").outcome == "charged"
+
+
+def test_a_duplicate_gives_up_on_the_lock_after_the_timeout() -> None:
+    from demo.idempotency import KeyBusy
+
+    store = IdempotencyStore()
+    held, done = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        with store.lock("k"):
+            held.set()
+            done.wait(5)
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    held.wait(5)
+    try:
+        with pytest.raises(KeyBusy):
+            execute(store, "k", FP, CountingCharge(), lock_timeout_s=0.05)
+    finally:
+        done.set()
+        thread.join(5)
+    assert store.lock_count() == 0

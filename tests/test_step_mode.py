@@ -155,3 +155,23 @@ def test_lock_off_some_interleaving_charges_twice_and_hypothesis_finds_it() -> N
         settings=settings(max_examples=200, deadline=None, database=None),
     )
     assert run(False, *found) > 1
+
+
+def test_let_go_requests_leave_the_paused_list_at_once() -> None:
+    lab = make(lock=False)
+    with requests(lab, 2):
+        assert len(quiet(lab)) == 2
+        lab.release_all()
+        assert lab.paused() == []
+    lab = make(lock=False)
+    with requests(lab, 2):
+        lab.reset()
+        assert lab.paused() == [] and lab.state()["paused"] == []
+
+
+def test_a_blocked_request_stands_on_the_lock_line_of_the_code_view() -> None:
+    from demo.web.code import handler_lines
+
+    lines = {line.point: line.text for line in handler_lines() if line.point}
+    assert "with store.lock(" in lines["lock#blocked"]
+    assert 'trace("gateway charge"' in lines["gateway charge#1"]

@@ -59,7 +59,7 @@ def handler_lines() -> tuple[Line, ...]:
                 branch = "lock"
             joined = text + (source[offset + 1] if offset + 1 < len(source) else "")
             match = _TRACE.search(joined) if "trace(" in text else None
-            point = None
+            point = "lock#blocked" if "with store.lock(" in text else None
             if match:
                 seen[match.group(1)] = seen.get(match.group(1), 0) + 1
                 point = f"{match.group(1)}#{seen[match.group(1)]}"

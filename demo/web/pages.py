@@ -230,7 +230,8 @@ def _step_context(lab: Lab) -> dict[str, Any]:
     paused = lab.paused()
     at: dict[str, list[str]] = {}
     for p in paused:
-        at.setdefault(where(p["step"], p["occurrence"]), []).append(p["label"])
+        point = "lock#blocked" if p["blocked_by"] else where(p["step"], p["occurrence"])
+        at.setdefault(point, []).append(p["label"])
     return {"paused": paused, "code_lines": handler_lines(), "at": at}
 
 
