@@ -421,7 +421,9 @@ def test_a_request_from_before_a_reset_never_fires_the_fresh_labs_fault() -> Non
     thread = threading.Thread(target=old_request)
     thread.start()
     started.wait(5)
-    time.sleep(0.05)  # the old request is at the gateway now
+    deadline = time.monotonic() + 5
+    while not any(e.step("validate") for e in lab.requests()) and time.monotonic() < deadline:
+        time.sleep(0.005)  # until the old request is well under way, at the gateway
     lab.apply_scenario("crash-window")  # a fresh lab, with crash_after_charge armed
     thread.join(5)
     assert result[0][1].outcome == "charged"  # it finished, uncrashed, in the old lab

@@ -195,7 +195,10 @@ def test_an_answer_from_before_a_reset_does_not_explain_the_fresh_lab(app: Any) 
     thread.start()
     import time
 
-    time.sleep(0.1)
+    lab = app.extensions["labs"].get("p1")
+    deadline = time.monotonic() + 5
+    while not any(e.step("validate") for e in lab.requests()) and time.monotonic() < deadline:
+        time.sleep(0.005)  # until the request is under way, at the gateway
     app.test_client().post("/lab/p1/api/reset")
     thread.join(5)
     assert "Nothing sent yet" in pages[0] and "charged 0" in pages[0]
