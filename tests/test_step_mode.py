@@ -43,7 +43,9 @@ def requests(lab: Lab, n: int, **settings: Any) -> Iterator[list[Any]]:
         t = threading.Thread(target=lambda: results.append(lab.create_charge(KEY, BODY)))
         t.start()
         threads.append(t)
+        deadline = time.monotonic() + 10
         while len([p for p in lab.paused() if p["waiting"]]) < len(threads):
+            assert time.monotonic() < deadline, lab.paused()
             time.sleep(0.001)
     try:
         yield results
