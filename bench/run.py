@@ -98,6 +98,22 @@ def pct(values: list[float], p: float) -> float:
 
 # -- 1. race visibility -----------------------------------------------------------------
 
+
+def double_submit(client: Client, lab: str, body: dict[str, object], key: str) -> None:
+    """Two requests with one key and body, released at the same moment."""
+    start = threading.Barrier(2)
+
+    def send() -> None:
+        start.wait()
+        client.request("POST", f"/lab/{lab}/api/charges", body, key=key)
+
+    threads = [threading.Thread(target=send) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
 LABS_ON = 25  # 10,000 pairs over 25 labs: 400 charges each, inside a lab's 500-charge ledger
 
 
@@ -111,20 +127,8 @@ def race_visibility(trials: int, pairs: int) -> list[tuple[str, str, str]]:
         for trial in range(trials):
             lab = f"race-off-{trial}"
             client.request("PATCH", f"/lab/{lab}/api/settings", {"lock": False})
-            start = threading.Barrier(2)
             body = {"order_id": str(trial), "amount": 100}
-
-            def send(
-                lab: str = lab, body: dict[str, object] = body, start: threading.Barrier = start
-            ) -> None:
-                start.wait()
-                client.request("POST", f"/lab/{lab}/api/charges", body, key=f"k{body['order_id']}")
-
-            threads = [threading.Thread(target=send) for _ in range(2)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
+            double_submit(client, lab, body, f"k{trial}")
             state = json.loads(client.request("GET", f"/lab/{lab}/api/state")[1])
             doubled += state["summary"]["charged"] > 1
         rows.append(
@@ -139,19 +143,9 @@ def race_visibility(trials: int, pairs: int) -> list[tuple[str, str, str]]:
             client.request("PATCH", f"/lab/race-on-{n}/api/settings", {"gateway_latency_ms": 0})
 
         def pair(i: int) -> None:
-            lab = f"race-on-{i % LABS_ON}"
-            body = {"order_id": str(i), "amount": 100}
-            both = threading.Barrier(2)
-
-            def one() -> None:
-                both.wait()
-                client.request("POST", f"/lab/{lab}/api/charges", body, key=f"p{i}")
-
-            threads = [threading.Thread(target=one) for _ in range(2)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
+            double_submit(
+                client, f"race-on-{i % LABS_ON}", {"order_id": str(i), "amount": 100}, f"p{i}"
+            )
 
         with ThreadPoolExecutor(16) as pool:
             list(pool.map(pair, range(pairs)))

@@ -182,12 +182,6 @@ def explain(
 
 
 def _conflict(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Explanation:
-    if focus.problem and "in use" in focus.problem:
-        return Explanation(
-            "conflict",
-            "409 — key still in use",
-            ("Another request with this key held the lock for too long; nothing was charged.",),
-        )
     first = next(
         (
             e
