@@ -298,10 +298,14 @@
       if (!button) return;
       button.click();
     }
+    // Wait for 300 ms of quiet after the last answer, so each step draws as its own
+    // group on the timeline (counting from the click, a slow answer left no gap).
     var waited = 0;
+    var quiet = 0;
     var timer = setInterval(function () {
       waited += 100;
-      if ((inFlight === 0 && waited >= 300) || waited > 10000) {
+      quiet = inFlight === 0 ? quiet + 100 : 0;
+      if (quiet >= 300 || waited > 10000) {
         clearInterval(timer);
         runScript(names.slice(1));
       }
