@@ -64,8 +64,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         max_labs=cfg["LAB_MAX"], idle_s=cfg["LAB_IDLE_S"], make_lab=make_lab
     )
 
-    from .web import api, errors, pages
+    from .web import api, errors, i18n, pages
 
+    i18n.init(app)
     errors.register(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)

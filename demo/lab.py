@@ -371,6 +371,8 @@ class Lab:
         self.scenario: Scenario | None = None
         self.fixed = False
         self.client: dict[str, Any] = dict(DEFAULT_CLIENT)
+        self.language: str | None = None
+        """The page's language (``"en"``, ``"vi"``), once chosen with the switch."""
         self._build_instances()
 
     def now(self) -> float:
@@ -1063,6 +1065,12 @@ class LabRegistry:
                 lab = self._make_lab(lab_id)
             self._labs[lab_id] = (lab, now)
             return lab
+
+    def peek(self, lab_id: str) -> Lab | None:
+        """The lab with this id if it exists; never creates one or marks it used."""
+        with self._guard:
+            found = self._labs.get(lab_id)
+        return found[0] if found else None
 
     def __len__(self) -> int:
         with self._guard:

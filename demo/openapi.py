@@ -133,6 +133,28 @@ def _document() -> dict[str, Any]:
                     },
                 },
             },
+            "/lab/{lab_id}/language": {
+                "parameters": [LAB_ID],
+                "post": {
+                    "summary": "Switch the lab's language (form field language: en or vi)",
+                    "requestBody": {
+                        "content": {
+                            "application/x-www-form-urlencoded": {
+                                "schema": {
+                                    "type": "object",
+                                    "properties": {"language": {"enum": ["en", "vi"]}},
+                                }
+                            }
+                        }
+                    },
+                    "responses": {
+                        "303": {"description": "Back to the lab page, in that language"},
+                        "404": PROBLEM,
+                        "422": PROBLEM,
+                        "503": PROBLEM,
+                    },
+                },
+            },
             "/lab/{lab_id}/new-order": {
                 "parameters": [LAB_ID],
                 "post": {

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .text import Text, translate
+
 PROBLEM_JSON = "application/problem+json"
 
 
@@ -18,8 +20,10 @@ class Problem(Exception):
     :param status: the HTTP status code, 4xx or 5xx.
     :param slug: the last part of the problem ``type``, e.g. ``"key-mismatch"``;
         the type is the relative URI ``/problems/<slug>``.
-    :param title: a short, fixed summary of the problem type.
-    :param detail: what went wrong with *this* request, in a plain sentence.
+    :param title: a short, fixed summary of the problem type (marked with ``N_``).
+    :param detail: what went wrong with *this* request, in a plain sentence: a marked
+        literal or a :class:`~demo.text.Text` with parameters. Both are translated into
+        the request's language when the body is built.
     :param retry_after_s: when to try again, in seconds: sent as ``Retry-After``.
     :param extra: extension members, e.g. ``errors`` (a list of field errors).
     """
@@ -29,12 +33,12 @@ class Problem(Exception):
         status: int,
         slug: str,
         title: str,
-        detail: str,
+        detail: str | Text,
         *,
         retry_after_s: int | None = None,
         **extra: Any,
     ) -> None:
-        super().__init__(detail)
+        super().__init__(str(detail))
         self.retry_after_s = retry_after_s
         self.status = status
         self.slug = slug
@@ -46,9 +50,9 @@ class Problem(Exception):
         """The body as a dict: ``type``, ``title``, ``status``, ``detail`` and extensions."""
         return {
             "type": f"/problems/{self.slug}",
-            "title": self.title,
+            "title": translate(self.title),
             "status": self.status,
-            "detail": self.detail,
+            "detail": translate(self.detail),
             **self.extra,
         }
 

@@ -43,7 +43,8 @@ def problem_response(problem: Problem) -> Response:
     if problem.retry_after_s is not None:
         response.headers["Retry-After"] = str(problem.retry_after_s)
     if is_htmx():
-        event = {"title": problem.title, "detail": problem.detail, "status": problem.status}
+        body = problem.to_dict()
+        event = {"title": body["title"], "detail": body["detail"], "status": problem.status}
         response.headers["HX-Reswap"] = "none"
         response.headers["HX-Trigger"] = json.dumps({"lab-problem": event})
     return response

@@ -20,9 +20,12 @@ from ..gateway import summarise
 from ..idempotency import PROFILES
 from ..lab import Lab, LabRegistry, RequestEntry, Step
 from ..openapi import document
+from ..problems import Problem
 from ..scenarios import SCENARIOS
+from ..text import N_, Text
 from . import labs
 from .code import handler_lines, where
+from .i18n import LANGUAGES
 from .sequence import diagram
 
 bp = Blueprint("pages", __name__)
@@ -111,6 +114,25 @@ def sequence_svg(lab_id: str) -> Response:
     if request.args.get("download") == "1":
         response.headers["Content-Disposition"] = 'attachment; filename="idempotency-sequence.svg"'
     return response
+
+
+@bp.post("/lab/<lab_id>/language")
+def set_language(lab_id: str) -> BaseResponse:
+    """Switch the lab's language (form field ``language``: ``en`` or ``vi``); 303 back.
+
+    :raises Problem: 422 for another language.
+    """
+    lab = labs().get(lab_id)
+    choice = request.form.get("language", "")
+    if choice not in LANGUAGES:
+        raise Problem(
+            422,
+            "unknown-language",
+            N_("Unknown language"),
+            Text("The lab speaks: %(languages)s.", languages=", ".join(LANGUAGES)),
+        )
+    lab.language = choice
+    return redirect(url_for("pages.lab_page", lab_id=lab.id), 303)
 
 
 @bp.post("/lab/<lab_id>/new-order")

@@ -1,0 +1,61 @@
+"""Words the lab shows, marked for translation without importing a web framework.
+
+The core and the teaching content mark their English text with :func:`N_` (gettext's
+"no-op" marker: the extractor finds it, nothing is translated yet) or wrap it in
+:class:`Text` when it has ``%(name)s`` parameters. The web layer translates at render
+time, into the language of the request (:func:`translate`), so one stored response or
+one lesson serves every language.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+Translator = Callable[[str], str]
+"""Looks up one msgid and returns its translation (or the msgid itself)."""
+
+
+def N_(message: str) -> str:
+    """Mark ``message`` for translation; return it unchanged (gettext_noop)."""
+    return message
+
+
+@dataclass(frozen=True)
+class Text:
+    """A message with parameters: ``Text("Fix %(what)s.", what="the key")``.
+
+    ``str()`` gives the English text; :func:`translate` gives the request's language.
+    Parameters that are themselves :class:`Text` are translated too.
+    """
+
+    msgid: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def __init__(self, msgid: str, /, **params: Any) -> None:
+        object.__setattr__(self, "msgid", msgid)
+        object.__setattr__(self, "params", params)
+
+    def __str__(self) -> str:
+        return translate(self, lambda s: s)
+
+
+_default: list[Translator] = [lambda s: s]
+
+
+def set_translator(translator: Translator) -> None:
+    """Install the lookup :func:`translate` uses (the web layer's: the request's language)."""
+    _default[0] = translator
+
+
+def translate(message: str | Text, translator: Translator | None = None) -> str:
+    """``message`` in the current language: a marked literal or a :class:`Text`."""
+    lookup = translator or _default[0]
+    if isinstance(message, Text):
+        params = {
+            name: translate(value, lookup) if isinstance(value, Text) else value
+            for name, value in message.params.items()
+        }
+        return lookup(message.msgid) % params if params else lookup(message.msgid)
+    return lookup(message)

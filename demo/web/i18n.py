@@ -1,0 +1,83 @@
+"""Languages: English and Vietnamese, through Flask-Babel and gettext catalogues.
+
+The language of a request is the lab's own choice (the switch on the page, kept in the
+lab), else the best match of ``Accept-Language``, else English. The catalogues live in
+``demo/translations/<lang>/LC_MESSAGES/messages.po`` (compiled to ``.mo``); see the README
+for the commands that extract and compile them.
+"""
+
+from __future__ import annotations
+
+import gettext as stdlib_gettext
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, current_app, has_request_context, request
+from flask_babel import Babel, Domain, get_locale
+from flask_babel import gettext as babel_gettext
+
+from ..text import Text, set_translator, translate
+from . import labs
+
+LANGUAGES = {"en": "English", "vi": "Tiếng Việt"}
+"""The languages the lab speaks: code → its own name."""
+
+TRANSLATIONS = Path(__file__).resolve().parent.parent / "translations"
+
+MISSING = "⟦missing⟧"
+"""What a string without a translation shows when ``I18N_MARK_MISSING`` is on (tests)."""
+
+
+class _MarkMissing(stdlib_gettext.NullTranslations):
+    def gettext(self, message: str) -> str:
+        return MISSING + message
+
+    def ngettext(self, msgid1: str, msgid2: str, n: int) -> str:
+        return MISSING + (msgid1 if n == 1 else msgid2)
+
+
+class _Domain(Domain):  # type: ignore[misc]
+    """Flask-Babel's domain; in tests, a msgid without a translation shows :data:`MISSING`."""
+
+    def get_translations(self) -> Any:
+        translations = super().get_translations()
+        if (
+            has_request_context()
+            and current_app.config.get("I18N_MARK_MISSING")
+            and str(get_locale()) != "en"
+            and not getattr(translations, "_marked", False)
+        ):
+            translations.add_fallback(_MarkMissing())
+            translations._marked = True
+        return translations
+
+
+def language() -> str:
+    """The request's language code: the lab's choice, ``Accept-Language``, or ``"en"``."""
+    lab_id = (request.view_args or {}).get("lab_id")
+    if isinstance(lab_id, str):
+        lab = labs().peek(lab_id)
+        if lab is not None and lab.language in LANGUAGES:
+            return lab.language
+    return request.accept_languages.best_match(list(LANGUAGES)) or "en"
+
+
+def _lookup(message: str) -> str:
+    return str(babel_gettext(message)) if has_request_context() else message
+
+
+def t(message: str | Text | None) -> str:
+    """Jinja filter ``|t``: a marked literal or a :class:`~demo.text.Text`, translated."""
+    return "" if message is None else translate(message)
+
+
+def init(app: Flask) -> None:
+    """Install Flask-Babel on ``app``, the ``|t`` filter and the core's translator."""
+    app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS))
+    babel = Babel()
+    babel.domain_instance = _Domain(translation_directories=[str(TRANSLATIONS)])
+    babel.init_app(app, locale_selector=language)
+    app.jinja_env.filters["t"] = t
+    app.jinja_env.globals["LANGUAGES"] = LANGUAGES
+    app.jinja_env.globals["current_language"] = lambda: str(get_locale())
+    set_translator(_lookup)
