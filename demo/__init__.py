@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         DEFAULT_LATENCY_MS=300,  # gateway latency of a new lab, ms
         DEFAULT_TTL_S=24 * 3600,  # record TTL of a new lab, s
         POLL_S=2,  # how often an open page refreshes its panels, s
+        INSTRUCTOR_TOKEN=secrets.token_urlsafe(16),  # of the /instructor link
     )
     if test_config is not None:
         app.config.from_mapping(test_config)
@@ -64,10 +66,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         max_labs=cfg["LAB_MAX"], idle_s=cfg["LAB_IDLE_S"], make_lab=make_lab
     )
 
-    from .web import api, errors, i18n, pages
+    from .web import api, errors, i18n, pages, workshop
 
     i18n.init(app)
     errors.register(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(workshop.bp)
     return app

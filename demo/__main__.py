@@ -17,14 +17,15 @@ from werkzeug.serving import WSGIRequestHandler, make_server
 from . import create_app
 
 _LAB_PATH = re.compile(r"/lab/[^/ ?]+")
+_TOKEN = re.compile(r"token=[^& ]+")
 
 
 class _RedactingHandler(WSGIRequestHandler):
-    """Logs request lines with the lab ids masked: a lab id is the key to a lab."""
+    """Logs request lines with lab ids and the instructor token masked: each is a key."""
 
     def log(self, type: str, message: str, *args: object) -> None:
         line = message % args if args else message
-        super().log(type, "%s", _LAB_PATH.sub("/lab/…", line))
+        super().log(type, "%s", _TOKEN.sub("token=…", _LAB_PATH.sub("/lab/…", line)))
 
 
 def _port(text: str) -> int:
@@ -75,7 +76,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     if ":" in shown:
         shown = f"[{shown}]"
-    print(f"Idempotency lab running on http://{shown}:{server.port}/  (Ctrl-C to stop)", flush=True)
+    base = f"http://{shown}:{server.port}"
+    print(f"Idempotency lab running on {base}/  (Ctrl-C to stop)")
+    token = app.config["INSTRUCTOR_TOKEN"]
+    print(f"Instructor view (keep it to yourself): {base}/instructor?token={token}", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -120,6 +120,13 @@ class FakeGateway:
         with self._lock:
             return list(self._ledger)
 
+    def restore(self, charges: list[Charge]) -> None:
+        """Replace the ledger with ``charges`` (a replayed history); ids go on from there."""
+        with self._lock:
+            self._ledger.clear()
+            self._ledger.extend(charges)
+            self._count = len(charges)
+
     def clear(self) -> None:
         """Empty the ledger; charge ids start again from ``ch_0001``."""
         with self._lock:

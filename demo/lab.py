@@ -33,8 +33,10 @@ from .idempotency import (
     fingerprint,
     in_use_problem,
 )
+from .lessons import LESSONS, Lesson, Progress, evidence, observe
 from .problems import Problem, canonical_json
 from .scenarios import SCENARIOS, Scenario
+from .text import N_, Text
 
 CHARGES_PATH = "/api/charges"
 """The path the fingerprint covers: the same in every lab, since labs never share a store."""
@@ -53,6 +55,12 @@ STEP_POINTS = frozenset(
      "record save", "respond"}
 )  # fmt: skip
 """The step boundaries where step mode pauses (the handler's others run straight through)."""
+
+STEP_NAMES = STEP_POINTS | {
+    "validate", "no key", "gateway replay", "reclaim", "release", "response lost", "crash",
+    "step timeout",
+}  # fmt: skip
+"""Every step a request's log can hold (an imported history may name no other)."""
 
 DEFAULT_CLIENT: Mapping[str, Any] = {"key_strategy": "stable", "guard": False}
 """The page's client switches: a stable key per intent, no client-side guard."""
@@ -228,6 +236,8 @@ class RequestEntry:
     raw_key: str | None = None
     lock: bool = True
     delivered: bool = True
+    settings: Settings | None = None
+    """The lab's settings when the request arrived (what the lessons' checks look at)."""
 
     @property
     def duration_ms(self) -> float | None:
@@ -371,6 +381,14 @@ class Lab:
         self.scenario: Scenario | None = None
         self.fixed = False
         self.client: dict[str, Any] = dict(DEFAULT_CLIENT)
+        self.lesson: Lesson | None = None
+        """The lesson open on the path, if any; its checks run after every request."""
+        self.progress: dict[str, Progress] = {}
+        """Progress per lesson name: kept across resets, until that lesson is reset."""
+        self.present = False
+        """Presenter mode: large type, high contrast, secondary panels collapsed."""
+        self.read_only = False
+        """A replay of an exported history: it shows, it never runs requests."""
         self.language: str | None = None
         """The page's language (``"en"``, ``"vi"``), once chosen with the switch."""
         self._build_instances()
@@ -743,6 +761,8 @@ class Lab:
         self.reset()
         with self._guard:
             self.scenario, self.fixed = scenario, fixed
+            if self.lesson is not None and self.lesson.name != name:
+                self.lesson = None
             self.client = {
                 **DEFAULT_CLIENT,
                 **scenario.client,
@@ -751,11 +771,94 @@ class Lab:
         self._touch()
         return scenario
 
+    def load_history(
+        self,
+        settings: Settings,
+        entries: list[RequestEntry],
+        charges: list[Charge],
+        emails: list[Email],
+        clock_offset_s: float,
+    ) -> None:
+        """Become a read-only replay of an exported history (see :mod:`demo.history`)."""
+        self.reset()
+        with self._guard:
+            self.settings = settings
+            self._log.extend(entries[-self._max_log :])
+            self.gateway.restore(charges)
+            self._mailbox.extend(emails)
+            self.clock.offset_s = clock_offset_s
+            self.read_only = True
+            self.settings_version += 1
+        self._touch()
+
+    @property
+    def max_log(self) -> int:
+        """How many requests the log keeps (a ring buffer)."""
+        return self._max_log
+
+    def open_lesson(self, name: str) -> Lesson:
+        """Open lesson ``name`` of the path: its scenario afresh, fix off; progress kept.
+
+        :raises Problem: 404 for an unknown lesson.
+        """
+        lesson = LESSONS.get(name)
+        if lesson is None:
+            raise Problem(
+                404,
+                "unknown-lesson",
+                N_("No such lesson"),
+                Text("Lessons are: %(names)s.", names=", ".join(LESSONS)),
+            )
+        self.apply_scenario(name)
+        with self._guard:
+            self.lesson = lesson
+            self.progress.setdefault(name, Progress())
+        self._touch()
+        return lesson
+
+    def show_hint(self, name: str) -> int:
+        """Reveal the next hint of lesson ``name``; returns how many are shown now.
+
+        :raises Problem: 404 for an unknown lesson.
+        """
+        lesson = self._lesson_named(name)
+        with self._guard:
+            progress = self.progress.setdefault(name, Progress())
+            progress.hints = min(progress.hints + 1, len(lesson.hints))
+        self._touch()
+        return progress.hints
+
+    def reset_lesson(self, name: str) -> None:
+        """Forget lesson ``name``'s progress (checks met, hints shown), not the others'.
+
+        :raises Problem: 404 for an unknown lesson.
+        """
+        self._lesson_named(name)
+        with self._guard:
+            self.progress[name] = Progress()
+        if self.lesson is not None and self.lesson.name == name:
+            self.open_lesson(name)  # and its scenario afresh
+        self._touch()
+
+    def achieved(self) -> set[str]:
+        """The names of the lessons this lab has achieved."""
+        with self._guard:
+            return {
+                name for name, progress in self.progress.items() if progress.achieved(LESSONS[name])
+            }
+
+    def _lesson_named(self, name: str) -> Lesson:
+        lesson = LESSONS.get(name)
+        if lesson is None:
+            raise Problem(404, "unknown-lesson", N_("No such lesson"), N_("No such lesson."))
+        return lesson
+
     def leave_scenario(self) -> None:
         """Back to the free lab: default settings and client, results kept."""
         self.update_settings(self._base_settings.as_dict())
         with self._guard:
             self.scenario, self.fixed = None, False
+            self.lesson = None
             self.client = dict(DEFAULT_CLIENT)
         self._touch()
 
@@ -903,6 +1006,15 @@ class Lab:
             ],
             "requests": [e.as_dict() for e in self.requests()],
             "paused": self.paused(),
+            "lesson": self.lesson.name if self.lesson else None,
+            "lessons": {
+                name: {
+                    "achieved": progress.achieved(LESSONS[name]),
+                    "met": sorted(progress.met),
+                    "hints_shown": progress.hints,
+                }
+                for name, progress in sorted(self.progress.items())
+            },
         }
 
     # -- internals ---------------------------------------------------------------
@@ -933,6 +1045,7 @@ class Lab:
             at=self.now(),
             instance=instance.name,
             lock=settings.lock,
+            settings=settings,
         )
         with self._guard:
             self._log.append(entry)
@@ -950,7 +1063,17 @@ class Lab:
             entry.problem = body.get("title")
             entry.problem_detail = body.get("detail")
         entry.finished = time.perf_counter()
+        self._observe()
         self._touch()
+
+    def _observe(self) -> None:
+        """Run the open lesson's checks on the lab's real state (see :mod:`demo.lessons`)."""
+        lesson = self.lesson
+        if lesson is None:
+            return
+        with self._guard:
+            ev = evidence(list(self._log), self.gateway.ledger(), list(self._mailbox))
+            observe(lesson, self.progress.setdefault(lesson.name, Progress()), ev)
 
     def _touch(self) -> None:
         self.version = next(self._changes)
@@ -1065,6 +1188,12 @@ class LabRegistry:
                 lab = self._make_lab(lab_id)
             self._labs[lab_id] = (lab, now)
             return lab
+
+    def active(self, within_s: float) -> list[Lab]:
+        """The labs used in the last ``within_s`` seconds (an open page polls, so it counts)."""
+        now = self._clock()
+        with self._guard:
+            return [lab for lab, used in self._labs.values() if now - used < within_s]
 
     def peek(self, lab_id: str) -> Lab | None:
         """The lab with this id if it exists; never creates one or marks it used."""

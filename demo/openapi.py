@@ -14,6 +14,14 @@ from .charges import MAX_AMOUNT, MAX_KEY_LENGTH
 from .lab import CHOICES, MAX_ADVANCE_S, RANGES, Settings
 
 PROBLEM = {"$ref": "#/components/responses/Problem"}
+LESSON = {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}
+TOKEN = {
+    "name": "token",
+    "in": "query",
+    "required": True,
+    "schema": {"type": "string"},
+    "description": "The instructor token the server printed at start-up",
+}
 LAB_ID = {
     "name": "lab_id",
     "in": "path",
@@ -153,6 +161,81 @@ def _document() -> dict[str, Any]:
                         "422": PROBLEM,
                         "503": PROBLEM,
                     },
+                },
+            },
+            "/lab/{lab_id}/lessons/{name}/hint": {
+                "parameters": [LAB_ID, LESSON],
+                "post": {
+                    "summary": "Reveal the lesson's next hint",
+                    "responses": {
+                        "200": _html("The panels (htmx)"),
+                        "303": {"description": "Back to the lab page"},
+                        "404": PROBLEM,
+                        "503": PROBLEM,
+                    },
+                },
+            },
+            "/lab/{lab_id}/lessons/{name}/reset": {
+                "parameters": [LAB_ID, LESSON],
+                "post": {
+                    "summary": "Forget this lesson's progress (the others keep theirs)",
+                    "responses": {
+                        "303": {"description": "Back to the lab page"},
+                        "404": PROBLEM,
+                        "409": PROBLEM,
+                        "503": PROBLEM,
+                    },
+                },
+            },
+            "/lab/{lab_id}/history.json": {
+                "parameters": [LAB_ID],
+                "get": {
+                    "summary": "The lab's history as JSON: settings, requests with steps, charges",
+                    "responses": {
+                        "200": {
+                            "description": "A history, to open again with POST /replay",
+                            "content": {"application/json": {"schema": {"type": "object"}}},
+                        },
+                        "404": PROBLEM,
+                        "503": PROBLEM,
+                    },
+                },
+            },
+            "/replay": {
+                "post": {
+                    "summary": "Open an exported history as a new, read-only replay lab",
+                    "requestBody": {
+                        "content": {
+                            "multipart/form-data": {
+                                "schema": {
+                                    "type": "object",
+                                    "properties": {"history": {"type": "string"}},
+                                }
+                            },
+                            "application/json": {"schema": {"type": "object"}},
+                        }
+                    },
+                    "responses": {
+                        "303": {"description": "To the replay lab"},
+                        "400": PROBLEM,
+                        "413": PROBLEM,
+                        "422": PROBLEM,
+                        "503": PROBLEM,
+                    },
+                },
+            },
+            "/instructor": {
+                "get": {
+                    "summary": "The instructor's live, anonymous view of the room",
+                    "parameters": [TOKEN],
+                    "responses": {"200": _html("The instructor view"), "403": PROBLEM},
+                },
+            },
+            "/instructor/stats": {
+                "get": {
+                    "summary": "The instructor view's numbers, for polling",
+                    "parameters": [TOKEN],
+                    "responses": {"200": _html("The numbers"), "403": PROBLEM},
                 },
             },
             "/lab/{lab_id}/new-order": {

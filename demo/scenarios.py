@@ -123,6 +123,26 @@ SCENARIOS: dict[str, Scenario] = {
             fix={"lock": True},
         ),
         Scenario(
+            "slow-motion",
+            "Slow-motion race (step mode)",
+            "Step two duplicates by hand: you are the scheduler.",
+            (
+                "Press Double-submit: both requests stop at their first step.",
+                "Step A past lookup, then B past lookup, then run both to the end.",
+            ),
+            "Both requests passed lookup before either saved a record: whoever schedules the "
+            "steps decides whether the duplicate charges.",
+            "Switch the per-key Lock on: B is blocked at the lock until A has saved its record.",
+            ("Double-submit",),
+            settings={"lock": False, "step_mode": True},
+            fix={"lock": True, "step_mode": True},
+            fix_steps=(
+                "Press Double-submit: both requests stop at their first step.",
+                "Step A and B in any order: B is blocked at the lock until A is done, then "
+                "replays.",
+            ),
+        ),
+        Scenario(
             "crash-window",
             "Crash between the charge and the record",
             "The instance dies after the gateway charged and before the record was saved.",

@@ -234,8 +234,21 @@
     }
   });
 
-  // Keyboard: a/b/c step a lane, space or "." (what a presenter remote sends) steps the
-  // oldest paused request, r resets, ? shows the shortcuts. Never while typing in a field.
+  // Keyboard: space or "." (what a presenter remote sends) is "next step": step the oldest
+  // paused request, else do the lesson's next step. p/r/d press Pay, Retry and
+  // Double-submit, a/b/c step a lane, x resets, m toggles presenter mode, ? shows the
+  // shortcuts. Never while typing in a field.
+  var KEYS = {
+    p: "button[data-action='Pay']",
+    r: "button[data-action='Retry']",
+    d: "#double-submit",
+    x: "button[data-action='Reset']",
+    m: ".present-switch"
+  };
+  function toggleShortcuts(show) {
+    var overlay = byId("shortcuts");
+    if (overlay) overlay.hidden = show === undefined ? !overlay.hidden : !show;
+  }
   document.addEventListener("keydown", function (evt) {
     var target = evt.target;
     if (evt.ctrlKey || evt.metaKey || evt.altKey) return;
@@ -244,32 +257,59 @@
     if (target && (target.isContentEditable || /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(target.tagName))) {
       // Keys typed into a field are text. On a button or a switch, our keys still work,
       // and space steps instead of pressing it while requests are paused.
-      var ours = evt.key === "?" || /^[abcr.]$/.test(evt.key) || (evt.key === " " && stepping);
+      var ours = evt.key === "?" || /^[abcprdxm.]$/.test(evt.key) || (evt.key === " " && stepping);
       if (!(clickable && ours)) return;
     }
     var overlay = byId("shortcuts");
     var button = null;
     if (evt.key === "?") {
-      overlay.hidden = !overlay.hidden;
+      toggleShortcuts();
       evt.preventDefault();
       return;
     }
     if (evt.key === "Escape" && overlay && !overlay.hidden) {
-      overlay.hidden = true;
+      toggleShortcuts(false);
       return;
     }
     if (/^[abc]$/.test(evt.key)) {
       button = document.querySelector("[data-step-label='" + evt.key.toUpperCase() + "']:not([disabled])");
     } else if (evt.key === "." || evt.key === " ") {
       button = document.querySelector("[data-step-label]:not([disabled])");
-    } else if (evt.key === "r") {
-      button = document.querySelector("button[data-action='Reset']");
+      if (!button) {
+        evt.preventDefault();
+        nextStep();
+        return;
+      }
+    } else if (KEYS[evt.key]) {
+      button = document.querySelector(KEYS[evt.key]);
     }
     if (button) {
       evt.preventDefault();
       button.click();
     }
   });
+
+  document.addEventListener("click", function (evt) {
+    var target = evt.target.closest ? evt.target.closest("[data-next-step], [data-shortcuts]") : null;
+    if (!target) return;
+    if (target.hasAttribute("data-shortcuts")) toggleShortcuts();
+    else nextStep();
+  });
+
+  // "Next step": the scenario's clicks one at a time, then the fix, then the next lesson.
+  var nextIndex = 0;
+  function nextStep() {
+    var layout = document.querySelector("main[data-script]");
+    var script = layout && layout.dataset.script ? layout.dataset.script.split("|") : [];
+    if (inFlight > 0) return; // let the last step answer first
+    if (nextIndex < script.length) {
+      clickAction(script[nextIndex]);
+      nextIndex += 1;
+      return;
+    }
+    var onward = document.querySelector("[data-apply-fix]") || document.querySelector("[data-next-lesson]");
+    if (onward) onward.click();
+  }
 
   // "Run the steps": click the scenario's buttons one after the other, each once the
   // requests of the one before have answered. Real clicks, real requests.
@@ -289,15 +329,18 @@
     pay.click();
   }
 
-  function runScript(names) {
-    if (!names.length) return;
-    if (names[0] === "Pay from two tabs") {
+  function clickAction(name) {
+    if (name === "Pay from two tabs") {
       payFromAnotherTab();
-    } else {
-      var button = document.querySelector("[data-action='" + names[0] + "']:not(span)");
-      if (!button) return;
-      button.click();
+      return true;
     }
+    var button = document.querySelector("[data-action='" + name + "']:not(span)");
+    if (button) button.click();
+    return button !== null;
+  }
+
+  function runScript(names) {
+    if (!names.length || !clickAction(names[0])) return;
     // Wait for 300 ms of quiet after the last answer, so each step draws as its own
     // group on the timeline (counting from the click, a slow answer left no gap).
     var waited = 0;

@@ -392,9 +392,9 @@ def test_scenario_expected_vs_actual(name: str, fixed: bool) -> None:
 
 def test_every_scenario_name_is_kebab_case_and_listed() -> None:
     assert set(SCENARIOS) == {
-        "double-click", "lost-response", "key-per-click", "key-reuse", "race", "crash-window",
-        "in-flight", "profiles", "ttl-expiry", "multi-instance", "decline", "client-guard",
-        "email-once",
+        "double-click", "lost-response", "key-per-click", "key-reuse", "race", "slow-motion",
+        "crash-window", "in-flight", "profiles", "ttl-expiry", "multi-instance", "decline",
+        "client-guard", "email-once",
     }  # fmt: skip
 
 

@@ -12,7 +12,7 @@ import gettext as stdlib_gettext
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, current_app, has_request_context, request
+from flask import Flask, current_app, g, has_request_context, request
 from flask_babel import Babel, Domain, get_locale
 from flask_babel import gettext as babel_gettext
 
@@ -54,11 +54,12 @@ class _Domain(Domain):  # type: ignore[misc]
 
 def language() -> str:
     """The request's language code: the lab's choice, ``Accept-Language``, or ``"en"``."""
+    lab = g.get("lab")  # the API's views have it already
     lab_id = (request.view_args or {}).get("lab_id")
-    if isinstance(lab_id, str):
+    if lab is None and isinstance(lab_id, str):
         lab = labs().peek(lab_id)
-        if lab is not None and lab.language in LANGUAGES:
-            return lab.language
+    if lab is not None and lab.language in LANGUAGES:
+        return str(lab.language)
     return request.accept_languages.best_match(list(LANGUAGES)) or "en"
 
 

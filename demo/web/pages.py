@@ -19,11 +19,12 @@ from ..explain import explain
 from ..gateway import summarise
 from ..idempotency import PROFILES
 from ..lab import Lab, LabRegistry, RequestEntry, Step
+from ..lessons import PATH, Lesson
 from ..openapi import document
 from ..problems import Problem
 from ..scenarios import SCENARIOS
 from ..text import N_, Text
-from . import labs
+from . import labs, read_only_problem
 from .code import handler_lines, where
 from .i18n import LANGUAGES
 from .sequence import diagram
@@ -67,8 +68,20 @@ def lab_page(lab_id: str) -> BaseResponse | str:
     keeping ``run=1``, which makes the page click the scenario's steps itself.
     """
     lab = labs().get(lab_id)
+    if request.args.get("present") in ("0", "1"):
+        lab.present = request.args["present"] == "1"
+        if "scenario" not in request.args and "lesson" not in request.args:
+            return redirect_to_lab(lab)
+    lesson = request.args.get("lesson")
+    if lesson is not None:
+        if lab.read_only:
+            raise read_only_problem()
+        lab.open_lesson(lesson)
+        return redirect_to_lab(lab, run=request.args.get("run") == "1")
     name = request.args.get("scenario")
     if name is not None:
+        if lab.read_only:
+            raise read_only_problem()
         if name == "none":
             lab.leave_scenario()
         else:
@@ -89,6 +102,13 @@ def lab_page(lab_id: str) -> BaseResponse | str:
         autorun=request.args.get("run") == "1" and lab.scenario is not None,
         **panels_context(lab),
     )
+
+
+def redirect_to_lab(lab: Lab, *, run: bool = False) -> BaseResponse:
+    """303 to the lab's plain address (``run=1`` makes the page click the steps itself)."""
+    if run:
+        return redirect(url_for("pages.lab_page", lab_id=lab.id, run="1"), 303)
+    return redirect(url_for("pages.lab_page", lab_id=lab.id), 303)
 
 
 @bp.get("/lab/<lab_id>/panels")
@@ -139,6 +159,8 @@ def set_language(lab_id: str) -> BaseResponse:
 def new_order(lab_id: str) -> str:
     """The order form for a new intent: the next unused order id, and so a new key."""
     lab = labs().get(lab_id)
+    if lab.read_only:
+        raise read_only_problem()
     current = request.form.get("order_id", "")
     amount = request.form.get("amount", "")
     keep = re.fullmatch(r"[0-9]{1,15}", amount) is not None
@@ -243,8 +265,30 @@ def panels_context(lab: Lab, focus: RequestEntry | None = None) -> dict[str, Any
         "expected_emails": summary.intended if settings.email != "off" else None,
         "clock_offset": _duration(lab.clock_offset_s()) if lab.clock_offset_s() else None,
         "profiles": PROFILES.values(),
+        **_lesson_context(lab),
         **(_step_context(lab) if settings.step_mode or lab.paused() else {}),
     }
+
+
+def _lesson_context(lab: Lab) -> dict[str, Any]:
+    """The lessons path with each lesson's state, and the open lesson's progress."""
+    achieved = lab.achieved()
+    lesson = lab.lesson
+    progress = lab.progress.get(lesson.name) if lesson else None
+    return {
+        "path": [(n, item, item.name in achieved) for n, item in enumerate(PATH, 1)],
+        "lesson": lesson,
+        "progress": progress,
+        "next_lesson": _next(lesson.name) if lesson else PATH[0],
+        "achieved_count": len(achieved),
+        "scenarios_by_name": SCENARIOS,
+    }
+
+
+def _next(name: str) -> Lesson | None:
+    names = [lesson.name for lesson in PATH]
+    at = names.index(name)
+    return PATH[at + 1] if at + 1 < len(PATH) else None
 
 
 def _step_context(lab: Lab) -> dict[str, Any]:

@@ -215,11 +215,11 @@ def test_shortcuts_overlay_and_no_shortcuts_while_typing(lab: LabPage) -> None:
     lab.click("Pay")
     expect(lab.headline()).to_contain_text("CHARGED")
     page.locator("#order-id").fill("")
-    page.locator("#order-id").type("r?")  # typing: no reset, no overlay
+    page.locator("#order-id").type("xrpd?")  # typing: no reset, no click, no overlay
     expect(page.locator("#shortcuts")).to_be_hidden()
     assert len(lab.lab.gateway.ledger()) == 1
     page.locator("body").click(position={"x": 5, "y": 700})
-    page.keyboard.press("r")
+    page.keyboard.press("x")
     expect(page.locator("#ledger .tally")).to_contain_text("charged 0")
 
 
