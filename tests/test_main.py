@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 import urllib.request
@@ -58,6 +59,38 @@ def test_default_binds_loopback_and_prints_the_url(
     out, err = capsys.readouterr()
     assert f"http://127.0.0.1:{server.port}/" in out
     assert "Warning" not in err
+    link = re.search(r"(http://127\.0\.0\.1:\d+/instructor\?token=[\w-]{20,})", out)
+    assert link is not None, out
+
+
+def test_the_instructor_link_printed_at_start_up_opens_the_view(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    apps = []
+    real = main_module.create_app
+
+    def spy(*args: object, **kwargs: object) -> object:
+        app = real(*args, **kwargs)  # type: ignore[arg-type]
+        apps.append(app)
+        return app
+
+    class FakeServer:
+        port = 5000
+
+        def serve_forever(self) -> None:
+            raise KeyboardInterrupt
+
+        def server_close(self) -> None:
+            pass
+
+    monkeypatch.setattr(main_module, "create_app", spy)
+    monkeypatch.setattr(main_module, "make_server", lambda *a, **k: FakeServer())
+    assert main_module.main([]) == 0
+    out = capsys.readouterr().out
+    path = out.split("http://127.0.0.1:5000", 2)[2].split()[0]
+    client = apps[0].test_client()
+    assert client.get(path).status_code == 200
+    assert client.get("/instructor?token=guess").status_code == 403
 
 
 def test_a_non_loopback_host_prints_a_warning(
@@ -86,6 +119,11 @@ def test_request_logs_mask_lab_ids(caplog: pytest.LogCaptureFixture) -> None:
         handler.log("info", '"%s" %s %s', "POST /lab/s3cr3t-id/api/charges HTTP/1.1", "201", "-")
     assert "s3cr3t-id" not in caplog.text
     assert "/lab/…/api/charges" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="werkzeug"):
+        handler.log("info", '"%s" %s %s', "GET /instructor?token=t0ps3cret HTTP/1.1", "200", "-")
+    assert "t0ps3cret" not in caplog.text
+    assert "/instructor?token=…" in caplog.text
 
 
 @pytest.mark.parametrize("port", ["99999", "-1", "x"])
