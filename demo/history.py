@@ -48,7 +48,10 @@ def export(lab: Lab) -> dict[str, Any]:
         "requests": [
             {
                 **e.as_dict(),
-                "started_ms": round((e.started - origin) * 1000, 1),
+                # Unrounded, so the replay orders and places every step as the original.
+                "started_ms": (e.started - origin) * 1000,
+                "duration_ms": e.duration_ms,
+                "steps": [{"step": s.name, "at_ms": s.at_ms, **s.detail} for s in e.steps],
                 "at": e.at,
                 "problem_detail": e.problem_detail,
                 "raw_key": e.raw_key,

@@ -298,10 +298,21 @@
 
   // "Next step": the scenario's clicks one at a time, then the fix, then the next lesson.
   var nextIndex = 0;
+  var nextQueued = false;
   function nextStep() {
     var layout = document.querySelector("main[data-script]");
     var script = layout && layout.dataset.script ? layout.dataset.script.split("|") : [];
-    if (inFlight > 0) return; // let the last step answer first
+    if (inFlight > 0) {
+      // Let the last step answer first, then go on (one queued press is enough).
+      if (!nextQueued) {
+        nextQueued = true;
+        setTimeout(function () {
+          nextQueued = false;
+          nextStep();
+        }, 100);
+      }
+      return;
+    }
     if (nextIndex < script.length) {
       clickAction(script[nextIndex]);
       nextIndex += 1;

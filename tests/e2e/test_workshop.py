@@ -1,0 +1,221 @@
+"""The workshop in a real browser: lessons achieved by following their steps, presenter
+mode on a projector, the shortcuts, Vietnamese, the instructor's view, export and replay."""
+
+from __future__ import annotations
+
+import gettext
+import json
+import re
+import secrets
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from demo.web.i18n import TRANSLATIONS
+
+pytestmark = pytest.mark.e2e
+
+EXPECTED = re.compile(r"ERR_EMPTY_RESPONSE|htmx:sendError|htmx:afterRequest|status of 40[29]")
+
+
+@pytest.fixture
+def errors(page: Page) -> Any:
+    seen: list[str] = []
+    page.on("console", lambda m: seen.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: seen.append(f"page error: {exc}"))
+    yield seen
+    assert [e for e in seen if not EXPECTED.search(e) and "502" not in e] == []
+
+
+def lab_url(live_server: Any, prefix: str) -> tuple[str, str]:
+    lab_id = f"e2e-{prefix}-{secrets.token_hex(4)}"
+    return lab_id, f"{live_server.url}/lab/{lab_id}"
+
+
+def button(page: Page, name: str) -> Any:
+    return page.get_by_role("button", name=name, exact=True)
+
+
+def achieved(page: Page) -> Any:
+    return page.locator("#lesson .achieved")
+
+
+def test_two_lessons_achieved_by_following_their_steps(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    lab_id, url = lab_url(live_server, "lessons")
+    # Lesson 9, Decline: by clicking what the steps say.
+    page.goto(f"{url}?lesson=decline")
+    expect(page.locator("#lesson-title")).to_contain_text("Lesson: Decline")
+    button(page, "Pay").click()
+    expect(page.locator("#explain .headline")).to_contain_text("402")
+    button(page, "Retry").click()
+    expect(page.locator("[data-check='decline-replayed']")).to_have_class(re.compile("met"))
+    expect(achieved(page)).to_have_count(0)
+    page.get_by_role("link", name="Apply the fix").click()
+    expect(page.locator("#lesson .fix-state")).to_have_text("fix ON")
+    button(page, "Pay").click()
+    expect(page.locator("#explain .headline")).to_contain_text("502")
+    button(page, "Retry").click()
+    expect(achieved(page)).to_contain_text("Lesson achieved")
+    expect(page.locator("#path li.done")).to_have_count(1)
+    # Lesson 4, The race: Double-submit with the lock off, then with it on.
+    page.locator("#path a[data-lesson='race']").click()
+    expect(page.locator("#lesson-title")).to_contain_text("The race")
+    button(page, "Double-submit").click()
+    expect(page.locator("#lesson .actual-charges")).to_have_text("2", timeout=10_000)
+    page.get_by_role("link", name="Apply the fix").click()
+    button(page, "Double-submit").click()
+    expect(achieved(page)).to_contain_text("Lesson achieved", timeout=10_000)
+    expect(page.locator("#path li.done")).to_have_count(2)
+    assert live_server.lab(lab_id).achieved() == {"decline", "race"}
+    # A refresh keeps the progress.
+    page.reload()
+    expect(page.locator("#path .count")).to_have_text("2 of 10 achieved")
+
+
+def test_next_step_walks_a_lesson_from_the_keyboard(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    lab_id, url = lab_url(live_server, "next")
+    page.goto(f"{url}?lesson=lost-response")
+    expect(page.locator("#lesson")).to_be_visible()
+    page.keyboard.press(".")  # Pay: the response is lost
+    expect(page.locator("#notice")).to_contain_text("No response", timeout=10_000)
+    page.keyboard.press(" ")  # Retry with a new key
+    expect(page.locator("[data-check='new-key-double']")).to_have_class(re.compile("met"))
+    page.keyboard.press(".")  # onward: Apply the fix
+    expect(page.locator("#lesson .fix-state")).to_have_text("fix ON")
+    page.keyboard.press(".")
+    expect(page.locator("#notice")).to_contain_text("No response", timeout=10_000)
+    page.keyboard.press(".")
+    expect(achieved(page)).to_be_visible(timeout=10_000)
+    page.keyboard.press(".")  # onward: the next lesson
+    expect(page.locator("#lesson-title")).to_contain_text("Same key, another body")
+    assert live_server.lab(lab_id).achieved() == {"lost-response"}
+
+
+def test_presenter_mode_fits_a_projector_and_200_percent_zoom(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    _, url = lab_url(live_server, "present")
+    page.goto(f"{url}?present=1&lesson=race")
+    expect(page.locator("#page")).to_have_class(re.compile("present"))
+    expect(page.locator("#store")).to_be_hidden()  # secondary panels collapsed
+    expect(page.locator("#lesson")).to_be_visible()
+    button(page, "Double-submit").click()
+    expect(page.locator("#lesson .actual-charges")).to_have_text("2", timeout=10_000)
+    size = page.evaluate("parseFloat(getComputedStyle(document.documentElement).fontSize)")
+    assert size >= 20  # large type
+    for width, height in ((1280, 720), (640, 360)):  # 640×360 is 1280×720 at 200% zoom
+        page.set_viewport_size({"width": width, "height": height})
+        widths = page.evaluate(
+            "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
+        assert widths[0] <= widths[1], (width, widths)
+    page.keyboard.press("m")  # presenter mode off, from the keyboard
+    expect(page.locator("#page")).not_to_have_class(re.compile("present"))
+
+
+def test_the_shortcuts_press_pay_retry_and_double_submit(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    lab_id, url = lab_url(live_server, "keys")
+    page.goto(url)
+    headline = page.locator("#explain .headline")
+    page.keyboard.press("p")
+    expect(headline).to_contain_text("CHARGED")
+    page.keyboard.press("r")
+    expect(headline).to_contain_text("REPLAYED")
+    page.keyboard.press("?")
+    expect(page.locator("#shortcuts")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(page.locator("#shortcuts")).to_be_hidden()
+    page.locator("#order-id").fill("")
+    page.locator("#order-id").type("7dp")  # typed into a field: no shortcut fires
+    expect(page.locator("#order-id")).to_have_value("7dp")
+    assert [e.action for e in live_server.lab(lab_id).requests()] == ["Pay", "Retry"]
+    page.locator("#order-id").fill("43")
+    page.locator("body").click(position={"x": 5, "y": 700})
+    page.keyboard.press("d")
+    expect(page.locator(".lane")).to_have_count(4, timeout=10_000)
+    actions = sorted(e.action for e in live_server.lab(lab_id).requests())
+    assert actions == ["Double-submit A", "Double-submit B", "Pay", "Retry"]
+
+
+def vietnamese(msgid: str) -> str:
+    with (TRANSLATIONS / "vi" / "LC_MESSAGES" / "messages.mo").open("rb") as fh:
+        return gettext.GNUTranslations(fh).gettext(msgid)
+
+
+def test_the_vietnamese_page_shows_vietnamese_labels(browser: Browser, live_server: Any) -> None:
+    for word in ("Pay", "Retry", "Lessons", "Presenter mode"):
+        assert vietnamese(word) != word, word
+    context = browser.new_context(locale="vi-VN", viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    _, url = lab_url(live_server, "vi")
+    page.goto(url)
+    expect(page.locator("html")).to_have_attribute("lang", "vi")
+    pay = page.locator("button[data-action='Pay']")
+    expect(pay).to_have_text(vietnamese("Pay"))
+    expect(page.locator("#path-title")).to_contain_text(vietnamese("Lessons"))
+    pay.click()
+    expect(page.locator("#explain")).to_be_visible()
+    # The switch back to English is kept in the lab, whatever the browser asks for.
+    page.locator("#language-select").select_option("en")
+    page.locator("form.language button").click()
+    expect(page.locator("button[data-action='Pay']")).to_have_text("Pay")
+    page.reload()
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    context.close()
+
+
+def test_the_instructor_view_counts_a_lesson_from_another_browser(
+    browser: Browser, page: Page, live_server: Any
+) -> None:
+    token = live_server.app.config["INSTRUCTOR_TOKEN"]
+    instructor = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    instructor.goto(f"{live_server.url}/instructor?token={token}")
+    row = instructor.locator("tr[data-lesson='decline'] .achieved-count")
+    before = int(row.inner_text())
+    lab_id, url = lab_url(live_server, "room")
+    page.goto(f"{url}?lesson=decline")
+    button(page, "Pay").click()
+    expect(page.locator("#explain .headline")).to_contain_text("402")
+    button(page, "Retry").click()
+    expect(page.locator("[data-check='decline-replayed']")).to_have_class(re.compile("met"))
+    page.get_by_role("link", name="Apply the fix").click()
+    button(page, "Pay").click()
+    expect(page.locator("#explain .headline")).to_contain_text("502")
+    button(page, "Retry").click()
+    expect(achieved(page)).to_be_visible()
+    instructor.reload()
+    expect(row).to_have_text(str(before + 1))
+    expect(instructor.locator("body")).not_to_contain_text(lab_id)
+    anonymous = browser.new_context().new_page()
+    answer = anonymous.goto(f"{live_server.url}/instructor")
+    assert answer is not None and answer.status == 403
+    anonymous.context.close()
+    instructor.context.close()
+
+
+def test_export_then_import_gives_the_same_timeline(
+    page: Page, live_server: Any, errors: Any, tmp_path: Any
+) -> None:
+    _, url = lab_url(live_server, "export")
+    page.goto(f"{url}?scenario=key-reuse&run=1")
+    expect(page.locator(".lane")).to_have_count(2, timeout=15_000)
+    expect(page.locator("#explain .headline")).to_contain_text("409")
+    lanes = page.locator(".lane").all_inner_texts()
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Export this lab's history").click()
+    saved = tmp_path / "history.json"
+    download.value.save_as(saved)
+    assert json.loads(saved.read_text())["format"] == "idempotency-demo/history"
+    page.locator("#history-file").set_input_files(str(saved))
+    page.get_by_role("button", name="Open the replay").click()
+    expect(page.locator("p.read-only")).to_contain_text("Read-only replay")
+    expect(page.locator(".lane")).to_have_count(2)
+    assert page.locator(".lane").all_inner_texts() == lanes
+    expect(page.locator("#explain .headline")).to_contain_text("409")
