@@ -26,11 +26,17 @@ METHODS = [
 ]
 
 
+def _searched(dirpath: str) -> bool:
+    # Babel skips "_*" directories by default; templates/_partials holds most of the text.
+    name = Path(dirpath).name
+    return not name.startswith(".") and name not in ("__pycache__", "node_modules")
+
+
 def marked() -> set[str]:
     """Every msgid marked in the templates and the Python code, extracted now."""
     found = set()
     for _file, _line, message, _comments, _context in extract_from_dir(
-        str(ROOT), METHODS, keywords=KEYWORDS
+        str(ROOT), METHODS, keywords=KEYWORDS, directory_filter=_searched
     ):
         found.add(message if isinstance(message, str) else message[0])
     return found
