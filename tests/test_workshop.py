@@ -256,3 +256,20 @@ def test_a_history_past_one_mebibyte_is_413(client: FlaskClient) -> None:
     )
     assert answer.status_code == 413
     assert answer.mimetype == "application/problem+json"
+
+
+def test_a_history_larger_than_a_charge_body_opens(client: FlaskClient) -> None:
+    """The 16 KiB body limit is for charges; a history of a busy lab is far larger."""
+    for n in range(60):
+        client.post(
+            "/lab/w-big/api/charges",
+            json={"order_id": str(n), "amount": 100},
+            headers={"Idempotency-Key": f"k-{n}"},
+        )
+    data = client.get("/lab/w-big/history.json").data
+    assert len(data) > 16 * 1024
+    answer = client.post("/replay", data=data, content_type="application/json")
+    assert answer.status_code == 303
+    replay = client.get(answer.headers["Location"] + "/api/state").get_json()
+    assert len(replay["requests"]) == 60
+    assert replay["summary"]["charged"] == 60
