@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .problems import Problem
+from .text import N_, Text
 
 MAX_AMOUNT = 10**15
 """The largest amount accepted, in minor units."""
@@ -51,19 +52,34 @@ def parse_json(body: bytes) -> Any:
     try:
         return json.loads(body, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        why = f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+        # The parser's own words stay English; the sentence around them is translated.
+        why: str | Text = Text(
+            "%(msg)s at line %(line)s, column %(column)s",
+            msg=exc.msg,
+            line=exc.lineno,
+            column=exc.colno,
+        )
     except UnicodeDecodeError:
-        why = "it is not UTF-8"
+        why = Text("it is not UTF-8")
     except RecursionError:
-        why = "it is nested too deeply"
+        why = Text("it is nested too deeply")
     except ValueError as exc:
         # Our own hooks' messages, or a number with thousands of digits.
-        why = str(exc) if isinstance(exc, _Refused) else "a number in it is too long"
-    raise Problem(400, "malformed-json", "Malformed JSON", f"The body is not valid JSON: {why}.")
+        why = exc.reason if isinstance(exc, _Refused) else Text("a number in it is too long")
+    raise Problem(
+        400,
+        "malformed-json",
+        N_("Malformed JSON"),
+        Text("The body is not valid JSON: %(why)s.", why=why),
+    )
 
 
 class _Refused(ValueError):
     """JSON that parses, but that the lab refuses to guess about."""
+
+    def __init__(self, reason: Text) -> None:
+        super().__init__(str(reason))
+        self.reason = reason
 
 
 def parse_charge(body: bytes) -> ChargeRequest:
@@ -121,26 +137,35 @@ def parse_idempotency_key(values: list[str]) -> str | None:
     if not values:
         return None
     if len(values) > 1:
-        raise _bad_key("Send one Idempotency-Key header, not several.")
+        raise _bad_key(N_("Send one Idempotency-Key header, not several."))
     raw = values[0]
     quoted = _SF_STRING.fullmatch(raw)
     if not quoted and raw.startswith('"'):
-        raise _bad_key('A quoted key must be one structured-field string, e.g. "abc".')
+        raise _bad_key(N_('A quoted key must be one structured-field string, e.g. "abc".'))
     if not quoted and "," in raw:
         raise _bad_key(
-            "A bare key may not hold a comma: repeated Idempotency-Key headers arrive joined "
-            "by commas. Send one header, and quote a key that holds a comma."
+            N_(
+                "A bare key may not hold a comma: repeated Idempotency-Key headers arrive "
+                "joined by commas. Send one header, and quote a key that holds a comma."
+            )
         )
     key = re.sub(r"\\(.)", r"\1", quoted.group(1)) if quoted else raw
     if not key.strip():
-        raise _bad_key("The Idempotency-Key header is empty.")
+        raise _bad_key(N_("The Idempotency-Key header is empty."))
     if len(key) > MAX_KEY_LENGTH:
         raise _bad_key(
-            f"The key is {len(key)} characters long; at most {MAX_KEY_LENGTH} are allowed."
+            Text(
+                "The key is %(length)s characters long; at most %(limit)s are allowed.",
+                length=len(key),
+                limit=MAX_KEY_LENGTH,
+            )
         )
     if not _PRINTABLE_ASCII.fullmatch(key):
         raise _bad_key(
-            "The key may hold printable ASCII characters only (no control or non-ASCII characters)."
+            N_(
+                "The key may hold printable ASCII characters only (no control or non-ASCII "
+                "characters)."
+            )
         )
     return key
 
@@ -148,20 +173,25 @@ def parse_idempotency_key(values: list[str]) -> str | None:
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     names = [name for name, _ in pairs]
     if len(set(names)) != len(names):
-        raise _Refused("a member name is repeated")
+        raise _Refused(Text("a member name is repeated"))
     return dict(pairs)
 
 
 def _no_constant(name: str) -> Any:
-    raise _Refused(f"{name} is not a JSON number")
+    raise _Refused(Text("%(name)s is not a JSON number", name=name))
 
 
 def _invalid(errors: dict[str, str]) -> Problem:
     fields = ", ".join(f"{name} {why}" for name, why in errors.items())
+    # The field errors stay English, as in the machine-readable ``errors`` member.
     return Problem(
-        422, "invalid-charge", "Invalid charge request", f"Fix the body: {fields}.", errors=errors
+        422,
+        "invalid-charge",
+        N_("Invalid charge request"),
+        Text("Fix the body: %(fields)s.", fields=fields),
+        errors=errors,
     )
 
 
-def _bad_key(detail: str) -> Problem:
-    return Problem(400, "bad-idempotency-key", "Bad Idempotency-Key header", detail)
+def _bad_key(detail: str | Text) -> Problem:
+    return Problem(400, "bad-idempotency-key", N_("Bad Idempotency-Key header"), detail)

@@ -12,17 +12,23 @@ from typing import Literal
 
 from .gateway import LedgerSummary
 from .lab import RequestEntry, Settings
+from .text import N_, Text
 
 Tone = Literal["idle", "charged", "replayed", "conflict", "error", "double"]
 
 
 @dataclass(frozen=True)
 class Explanation:
-    """A headline and one to three sentences; ``tone`` picks the badge and colour."""
+    """A headline and one to three sentences; ``tone`` picks the badge and colour.
+
+    Texts are marked for translation (a literal marked with ``N_``, or a
+    :class:`~demo.text.Text` with parameters): the page translates them; ``str()`` of
+    each gives the English.
+    """
 
     tone: Tone
-    headline: str
-    sentences: tuple[str, ...]
+    headline: str | Text
+    sentences: tuple[str | Text, ...]
 
 
 def explain(
@@ -46,103 +52,140 @@ def explain(
     if focus is None and entries and settings.step_mode:
         return Explanation(
             "idle",
-            "STEP MODE — you are the scheduler",
+            N_("STEP MODE — you are the scheduler"),
             (
-                "Each request waits at a step boundary of the real handler until you step it. "
-                "Step them in any order; the code view shows the line each one stands on.",
+                N_(
+                    "Each request waits at a step boundary of the real handler until you step "
+                    "it. Step them in any order; the code view shows the line each one stands on."
+                ),
             ),
         )
     if focus is None and entries:
         return Explanation(
             "idle",
-            "IN FLIGHT — waiting for the answer",
+            N_("IN FLIGHT — waiting for the answer"),
             (
-                "The request has reached the server and is on its way through the steps on the "
-                "timeline; the gateway takes the latency you set.",
+                N_(
+                    "The request has reached the server and is on its way through the steps on "
+                    "the timeline; the gateway takes the latency you set."
+                ),
             ),
         )
     if focus is None or focus.finished is None:
         return Explanation(
             "idle",
-            "Nothing sent yet",
+            N_("Nothing sent yet"),
             (
-                "Press Pay to charge the order once. Then press Retry: it sends the same "
-                "idempotency key and body again, as a client does after a timeout. (In a "
-                "scenario, follow the steps on its card.)",
+                N_(
+                    "Press Pay to charge the order once. Then press Retry: it sends the same "
+                    "idempotency key and body again, as a client does after a timeout. (In a "
+                    "scenario, follow the steps on its card.)"
+                ),
             ),
         )
     if focus.outcome == "crashed":
         after = focus.step("crash")
         step = after.detail.get("after", "?") if after else "?"
-        charged = "after the gateway charged " if step in ("gateway charge", "record save") else ""
+        died = (
+            N_(
+                "The instance serving #%(id)s died after the gateway charged (at the step "
+                "boundary after '%(step)s'). The client saw the connection drop: it cannot tell "
+                "whether it paid."
+            )
+            if step in ("gateway charge", "record save")
+            else N_(
+                "The instance serving #%(id)s died (at the step boundary after '%(step)s'). The "
+                "client saw the connection drop: it cannot tell whether it paid."
+            )
+        )
         return Explanation(
             "error",
-            "CRASHED — the instance died mid-request",
+            N_("CRASHED — the instance died mid-request"),
             (
-                f"The instance serving #{focus.id} died {charged}(at the step boundary after "
-                f"'{step}'). The client saw the connection drop: it cannot tell whether it paid.",
-                "Retry with the same key and watch what the store and the gateway make of it.",
+                Text(died, id=focus.id, step=step),
+                N_("Retry with the same key and watch what the store and the gateway make of it."),
             ),
         )
     if not focus.delivered:
         return Explanation(
             "error",
-            "NO RESPONSE — did it charge?",
+            N_("NO RESPONSE — did it charge?"),
             (
-                f"The server charged ({focus.charge_id}) and saved the record, but the response "
-                "never reached the client.",
-                "Retry with the same key: the store replays the stored response. A new key "
-                "would be a new intent, and would charge again.",
+                Text(
+                    "The server charged (%(charge)s) and saved the record, but the response "
+                    "never reached the client.",
+                    charge=focus.charge_id,
+                ),
+                N_(
+                    "Retry with the same key: the store replays the stored response. A new key "
+                    "would be a new intent, and would charge again."
+                ),
             ),
         )
     if focus.outcome == "in_use" and settings.in_flight == "wait":
         return Explanation(
             "conflict",
-            f"{focus.status} — gave up waiting for the lock",
+            Text("%(status)s — gave up waiting for the lock", status=focus.status),
             (
-                "Another request with this key held the per-key lock too long, so this one "
-                "stopped waiting and answered 409 with Retry-After, charging nothing. A retry "
-                "after the first finishes gets its replay.",
+                N_(
+                    "Another request with this key held the per-key lock too long, so this one "
+                    "stopped waiting and answered 409 with Retry-After, charging nothing. A retry "
+                    "after the first finishes gets its replay."
+                ),
             ),
         )
     if focus.outcome == "in_use":
         return Explanation(
             "conflict",
-            f"{focus.status} — the first request is still in flight",
+            Text("%(status)s — the first request is still in flight", status=focus.status),
             (
-                "The key was in progress and in-flight duplicates are rejected (Stripe, IETF "
-                "draft): 409 with Retry-After, nothing charged.",
-                "Retry after the first one finishes and you get its replay. With in-flight set "
-                "to wait, the duplicate would have waited for the lock instead.",
+                N_(
+                    "The key was in progress and in-flight duplicates are rejected (Stripe, IETF "
+                    "draft): 409 with Retry-After, nothing charged."
+                ),
+                N_(
+                    "Retry after the first one finishes and you get its replay. With in-flight "
+                    "set to wait, the duplicate would have waited for the lock instead."
+                ),
             ),
         )
     if focus.outcome == "declined":
         return Explanation(
             "conflict",
-            "402 — card declined",
+            N_("402 — card declined"),
             (
-                "The gateway declined: a business answer, not a failure. The server stored it, "
-                "so every retry with this key replays the same 402 and charges nothing.",
+                N_(
+                    "The gateway declined: a business answer, not a failure. The server stored "
+                    "it, so every retry with this key replays the same 402 and charges nothing."
+                ),
             ),
         )
     if focus.outcome == "invalid":
         return Explanation(
             "error",
-            f"{focus.status} — refused before anything ran",
+            Text("%(status)s — refused before anything ran", status=focus.status),
             (
-                f"{focus.problem or 'The request was invalid'}: "
-                f"{focus.problem_detail or 'see the response body.'}",
-                "Validation runs first and stores nothing, so the same key can be retried "
-                "with a corrected request.",
+                # The problem's title and detail were translated when its body was built.
+                Text(
+                    "%(title)s: %(detail)s",
+                    title=focus.problem or Text("The request was invalid"),
+                    detail=focus.problem_detail or Text("see the response body."),
+                ),
+                N_(
+                    "Validation runs first and stores nothing, so the same key can be retried "
+                    "with a corrected request."
+                ),
             ),
         )
     if focus.outcome == "error":
         return Explanation(
             "error",
-            f"{focus.status} — the gateway failed",
+            Text("%(status)s — the gateway failed", status=focus.status),
             (
-                "The gateway failed before charging. The server released the key instead of "
-                "leaving it in progress, so a retry with the same key runs again.",
+                N_(
+                    "The gateway failed before charging. The server released the key instead of "
+                    "leaving it in progress, so a retry with the same key runs again."
+                ),
             ),
         )
     if focus.outcome == "conflict":
@@ -153,30 +196,38 @@ def explain(
         crashed = any(
             e.key == focus.key and e.outcome == "crashed" and e.id < focus.id for e in entries
         )
-        if crashed:
-            sentences = [
+        sentences: list[str | Text] = [
+            Text(
                 "An earlier attempt with this key crashed after the gateway charged. This "
                 "retry found the key in progress with nobody holding its lock, reclaimed it "
                 "and called the gateway again with the idempotency key passed on: the gateway "
-                f"returned the first charge ({focus.charge_id}) instead of taking the money "
-                "twice.",
-            ]
-        else:
-            sentences = [
+                "returned the first charge (%(charge)s) instead of taking the money twice.",
+                charge=focus.charge_id,
+            )
+            if crashed
+            else Text(
                 "This request got past our store (the lock is off, the record expired, or "
                 "another instance served the first), so it called the gateway again. But the "
                 "idempotency key went on to the gateway too, and the gateway had seen it: it "
-                f"returned the first charge ({focus.charge_id}). Its idempotency caught what "
-                "ours missed.",
-            ]
+                "returned the first charge (%(charge)s). Its idempotency caught what ours "
+                "missed.",
+                charge=focus.charge_id,
+            )
+        ]
         if settings.email == "inline" and emails > summary.intended:
             sentences.append(
-                f"But the receipt e-mail is our own side effect: the re-run sent it again "
-                f"({emails} e-mails for {summary.intended} order). An outbox written with the "
-                "record sends it once."
+                Text(
+                    "But the receipt e-mail is our own side effect: the re-run sent it again "
+                    "(%(emails)s e-mails for %(orders)s order). An outbox written with the "
+                    "record sends it once.",
+                    emails=emails,
+                    orders=summary.intended,
+                )
             )
         return Explanation(
-            "charged", f"RECOVERED — {focus.charge_id}, charged once", tuple(sentences)
+            "charged",
+            Text("RECOVERED — %(charge)s, charged once", charge=focus.charge_id),
+            tuple(sentences),
         )
     return _charged(focus, entries, summary, settings)
 
@@ -200,16 +251,23 @@ def _conflict(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Explanati
             f"{name} {was[name]!r} → {now[name]!r}" for name in was if was[name] != now[name]
         ]
         bodies = f" ({', '.join(changed)})" if changed else ""
-    word = "CONFLICT" if focus.status == 409 else "REFUSED"
+    headline = (
+        N_("%(status)s CONFLICT — same key, different request")
+        if focus.status == 409
+        else N_("%(status)s REFUSED — same key, different request")
+    )
     return Explanation(
         "conflict",
-        f"{focus.status} {word} — same key, different request",
+        Text(headline, status=focus.status),
         (
-            f"The key {focus.key} was first used with another body{bodies}, so the fingerprints "
-            "differ. "
-            "The server refused before taking any lock and charged nothing: one key stands for "
-            "one intent.",
-            "To pay a different amount, start a New order: a new intent gets a new key.",
+            Text(
+                "The key %(key)s was first used with another body%(bodies)s, so the "
+                "fingerprints differ. The server refused before taking any lock and charged "
+                "nothing: one key stands for one intent.",
+                key=focus.key,
+                bodies=bodies,
+            ),
+            N_("To pay a different amount, start a New order: a new intent gets a new key."),
         ),
     )
 
@@ -220,36 +278,52 @@ def _replayed(
     if focus.status == 402:
         return Explanation(
             "replayed",
-            "REPLAYED — the same 402 decline",
+            N_("REPLAYED — the same 402 decline"),
             (
-                "The decline was stored like any business result, so the retry got it back "
-                "without asking the gateway again. Retrying a decline is pointless; a new card "
-                "is a new intent.",
+                N_(
+                    "The decline was stored like any business result, so the retry got it back "
+                    "without asking the gateway again. Retrying a decline is pointless; a new "
+                    "card is a new intent."
+                ),
             ),
         )
     acquired = focus.step("lock acquire")
     waited = float(acquired.detail.get("waited_ms", 0)) if acquired else 0.0
-    sentences = [
-        f"The key {focus.key} was already in the store with the same fingerprint, so the "
-        f"server sent back the stored response ({focus.charge_id}) with "
-        "Idempotent-Replayed: true. The gateway was not called.",
+    sentences: list[str | Text] = [
+        Text(
+            "The key %(key)s was already in the store with the same fingerprint, so the "
+            "server sent back the stored response (%(charge)s) with "
+            "Idempotent-Replayed: true. The gateway was not called.",
+            key=focus.key,
+            charge=focus.charge_id,
+        ),
     ]
     if waited >= 1:
         first = _overlapping_charger(focus, entries)
-        who = f"#{first.id}" if first else "the first request"
+        who: str | Text = f"#{first.id}" if first else Text("the first request")
+        ms = f"{waited:.0f}"
         sentences.insert(
             0,
-            f"This request arrived while {who} was still charging. It waited {waited:.0f} ms "
-            "for the per-key lock, looked the key up again, and found the finished record.",
+            Text(
+                "This request arrived while %(who)s was still charging. It waited %(ms)s ms "
+                "for the per-key lock, looked the key up again, and found the finished record.",
+                who=who,
+                ms=ms,
+            ),
         )
     order = focus.charge.order_id if focus.charge else None
     if order in summary.doubled:
         sentences.append(
-            f"The ledger still shows order {order} charged more than once, from earlier "
-            "requests: a replay cannot undo a double charge that already happened."
+            Text(
+                "The ledger still shows order %(order)s charged more than once, from earlier "
+                "requests: a replay cannot undo a double charge that already happened.",
+                order=order,
+            )
         )
     return Explanation(
-        "replayed", f"REPLAYED — {focus.charge_id} again, no new charge", tuple(sentences)
+        "replayed",
+        Text("REPLAYED — %(charge)s again, no new charge", charge=focus.charge_id),
+        tuple(sentences),
     )
 
 
@@ -272,33 +346,50 @@ def _charged(
     if rejected is not None and twin is None and _overlap(focus, rejected):
         return Explanation(
             "conflict",
-            f"CHARGED once; #{rejected.id} got {rejected.status} — it was in flight",
+            Text(
+                "CHARGED once; #%(id)s got %(status)s — it was in flight",
+                id=rejected.id,
+                status=rejected.status,
+            ),
             (
-                f"#{rejected.id} arrived while this request was still charging. In-flight "
-                f"duplicates are rejected (Stripe, IETF draft): {rejected.status} with "
-                "Retry-After, nothing charged. The client retries later and gets the replay.",
-                "With in-flight set to wait, it would have waited for the lock and replayed.",
+                Text(
+                    "#%(id)s arrived while this request was still charging. In-flight "
+                    "duplicates are rejected (Stripe, IETF draft): %(status)s with "
+                    "Retry-After, nothing charged. The client retries later and gets the replay.",
+                    id=rejected.id,
+                    status=rejected.status,
+                ),
+                N_("With in-flight set to wait, it would have waited for the lock and replayed."),
             ),
         )
     crashed = next((e for e in reversed(earlier) if e.outcome == "crashed"), None)
     if crashed is not None and not doubled:
         return Explanation(
             "charged",
-            f"CHARGED — {focus.charge_id}, once, after a crash",
+            Text("CHARGED — %(charge)s, once, after a crash", charge=focus.charge_id),
             (
-                f"#{crashed.id} crashed before the gateway charged. This retry found nothing "
-                "charged yet, reclaimed the key and charged once.",
+                Text(
+                    "#%(id)s crashed before the gateway charged. This retry found nothing "
+                    "charged yet, reclaimed the key and charged once.",
+                    id=crashed.id,
+                ),
             ),
         )
     if crashed is not None:
         return Explanation(
             "double",
-            f"DOUBLE CHARGE — order {order}, after a crash",
+            Text("DOUBLE CHARGE — order %(order)s, after a crash", order=order),
             (
-                f"#{crashed.id} crashed after the gateway charged and before the record was "
-                "saved. This retry found the key in progress with nobody holding its lock, "
-                "reclaimed it and charged again: the gateway had no way to know.",
-                "The fix: pass the idempotency key on to the gateway (recovery: downstream key).",
+                Text(
+                    "#%(id)s crashed after the gateway charged and before the record was "
+                    "saved. This retry found the key in progress with nobody holding its lock, "
+                    "reclaimed it and charged again: the gateway had no way to know.",
+                    id=crashed.id,
+                ),
+                N_(
+                    "The fix: pass the idempotency key on to the gateway (recovery: downstream "
+                    "key)."
+                ),
             ),
         )
     paid = next((e for e in reversed(earlier) if e.outcome in ("charged", "replayed")), None)
@@ -310,62 +401,90 @@ def _charged(
     ):
         return Explanation(
             "double",
-            f"DOUBLE CHARGE — order {order}, on another instance",
+            Text("DOUBLE CHARGE — order %(order)s, on another instance", order=order),
             (
-                f"#{paid.id} was served by {paid.instance}; this retry reached {focus.instance}, "
-                "whose store had never seen the key. Dedup only in process memory does not "
-                "survive a second instance.",
-                "The fix: one store shared by every instance.",
+                Text(
+                    "#%(id)s was served by %(first)s; this retry reached %(this)s, whose store "
+                    "had never seen the key. Dedup only in process memory does not survive a "
+                    "second instance.",
+                    id=paid.id,
+                    first=paid.instance,
+                    this=focus.instance,
+                ),
+                N_("The fix: one store shared by every instance."),
             ),
         )
     if doubled and paid is not None and focus.at - paid.at >= settings.ttl_s:
         return Explanation(
             "double",
-            f"DOUBLE CHARGE — order {order}, after the key expired",
+            Text("DOUBLE CHARGE — order %(order)s, after the key expired", order=order),
             (
-                f"The record of {focus.key} expired (TTL {settings.ttl_s // 3600} h) before this "
-                "retry, so the store saw a new intent and charged again.",
-                "Keep keys at least as long as clients may retry.",
+                Text(
+                    "The record of %(key)s expired (TTL %(hours)s h) before this retry, so the "
+                    "store saw a new intent and charged again.",
+                    key=focus.key,
+                    hours=settings.ttl_s // 3600,
+                ),
+                N_("Keep keys at least as long as clients may retry."),
             ),
         )
     if doubled and focus.key is None:
         return Explanation(
             "double",
-            f"DOUBLE CHARGE — order {order} paid again",
+            Text("DOUBLE CHARGE — order %(order)s paid again", order=order),
             (
-                "This request had no Idempotency-Key, so the server could not tell a retry "
-                "from a new payment and charged again.",
-                "Give every attempt of one intent the same key.",
+                N_(
+                    "This request had no Idempotency-Key, so the server could not tell a retry "
+                    "from a new payment and charged again."
+                ),
+                N_("Give every attempt of one intent the same key."),
             ),
         )
     if doubled:
         return Explanation(
             "double",
-            f"DOUBLE CHARGE — order {order} paid again",
+            Text("DOUBLE CHARGE — order %(order)s paid again", order=order),
             (
-                f"The key {focus.key} was new to the store, so it charged. But order {order} "
-                "had already been paid under another key: the store deduplicates keys, not "
-                "orders.",
-                "Derive the key from the intent (order, operation, version), never per click.",
+                Text(
+                    "The key %(key)s was new to the store, so it charged. But order %(order)s "
+                    "had already been paid under another key: the store deduplicates keys, not "
+                    "orders.",
+                    key=focus.key,
+                    order=order,
+                ),
+                N_("Derive the key from the intent (order, operation, version), never per click."),
             ),
         )
     if focus.key is None:
         return Explanation(
             "charged",
-            f"CHARGED — {focus.charge_id}, without a key",
+            Text("CHARGED — %(charge)s, without a key", charge=focus.charge_id),
             (
-                "No Idempotency-Key was sent, so nothing protects this payment: a retry would "
-                "charge again.",
+                N_(
+                    "No Idempotency-Key was sent, so nothing protects this payment: a retry "
+                    "would charge again."
+                ),
             ),
         )
     return Explanation(
         "charged",
-        f"CHARGED — {focus.charge_id} for order {order}",
+        Text("CHARGED — %(charge)s for order %(order)s", charge=focus.charge_id, order=order),
         (
-            f"The key {focus.key} was new: the server "
-            + ("took the per-key lock, reserved the key, " if focus.lock else "")
-            + "called the gateway and stored the response.",
-            "Press Retry: the same key and body replay this response instead of charging again.",
+            Text(
+                N_(
+                    "The key %(key)s was new: the server took the per-key lock, reserved the "
+                    "key, called the gateway and stored the response."
+                )
+                if focus.lock
+                else N_(
+                    "The key %(key)s was new: the server called the gateway and stored the "
+                    "response."
+                ),
+                key=focus.key,
+            ),
+            N_(
+                "Press Retry: the same key and body replay this response instead of charging again."
+            ),
         ),
     )
 
@@ -384,25 +503,38 @@ def _race(a: RequestEntry, b: RequestEntry, order: str) -> Explanation:
     if lookup is not None and lookup.detail.get("hit"):
         # The lock was switched off while the first was running: the second saw its
         # reservation, but nothing made it wait.
-        how = (
-            f"#{second.id} found #{first.id}'s record still in progress "
-            f"({at(second, 'lookup')}); with the Lock off nothing made it wait, so it charged too."
+        how = Text(
+            "#%(second)s found #%(first)s's record still in progress (%(at)s); with the Lock "
+            "off nothing made it wait, so it charged too.",
+            second=second.id,
+            first=first.id,
+            at=at(second, "lookup"),
         )
     else:
-        how = (
-            f"Both looked the key up ({at(first, 'lookup')} and {at(second, 'lookup')}) before "
-            f"either saved its record ({at(first, 'record save')}), so both found nothing and "
-            "both charged."
+        how = Text(
+            "Both looked the key up (%(first_at)s and %(second_at)s) before either saved its "
+            "record (%(save_at)s), so both found nothing and both charged.",
+            first_at=at(first, "lookup"),
+            second_at=at(second, "lookup"),
+            save_at=at(first, "record save"),
         )
     return Explanation(
         "double",
-        f"DOUBLE CHARGE — order {order} paid twice with one key",
+        Text("DOUBLE CHARGE — order %(order)s paid twice with one key", order=order),
         (
-            f"Requests #{first.id} and #{second.id} carried the same key {a.key} and "
-            f"overlapped. {how}",
-            "That is a TOCTOU race: the check and the act are separate steps, and the Lock is "
-            "off. With the Lock on, the second request waits for the first, looks again and "
-            "replays.",
+            Text(
+                "Requests #%(first)s and #%(second)s carried the same key %(key)s and "
+                "overlapped. %(how)s",
+                first=first.id,
+                second=second.id,
+                key=a.key,
+                how=how,
+            ),
+            N_(
+                "That is a TOCTOU race: the check and the act are separate steps, and the Lock "
+                "is off. With the Lock on, the second request waits for the first, looks again "
+                "and replays."
+            ),
         ),
     )
 

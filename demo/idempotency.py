@@ -28,6 +28,7 @@ from enum import Enum
 from typing import Any, Literal, Protocol
 
 from .problems import Problem, canonical_json
+from .text import N_, Text
 
 Clock = Callable[[], float]
 """A clock in seconds (``time.time`` by default); tests and the lab inject their own."""
@@ -319,9 +320,12 @@ def mismatch_problem(profile: Profile, key: str, first: str, this: str) -> Probl
     return Problem(
         profile.mismatch_status,
         "key-mismatch",
-        "Idempotency key reused with another request",
-        f"The key {key!r} was first used with a different request body. "
-        "A new intent needs a new key.",
+        N_("Idempotency key reused with another request"),
+        Text(
+            "The key %(key)s was first used with a different request body. "
+            "A new intent needs a new key.",
+            key=repr(key),
+        ),
         first_fingerprint=first[:12],
         this_fingerprint=this[:12],
         **code,
@@ -334,8 +338,11 @@ def in_use_problem(profile: Profile, retry_after_s: int) -> Problem:
     return Problem(
         profile.in_use_status,
         "key-in-use",
-        "Idempotency key in use",
-        f"A request with this key is still in flight. Retry in {retry_after_s} s.",
+        N_("Idempotency key in use"),
+        Text(
+            "A request with this key is still in flight. Retry in %(seconds)s s.",
+            seconds=retry_after_s,
+        ),
         **code,
     )
 

@@ -190,7 +190,11 @@ class Settings:
 def _bad_settings(errors: dict[str, str]) -> Problem:
     fields_ = ", ".join(f"{name} {why}" for name, why in errors.items())
     return Problem(
-        422, "invalid-settings", "Invalid settings", f"Fix the settings: {fields_}.", errors=errors
+        422,
+        "invalid-settings",
+        N_("Invalid settings"),
+        Text("Fix the settings: %(fields)s.", fields=fields_),
+        errors=errors,
     )
 
 
@@ -410,8 +414,8 @@ class Lab:
             raise Problem(
                 422,
                 "invalid-clock",
-                "Invalid clock change",
-                f"advance_s must be an integer from 1 to {MAX_ADVANCE_S}.",
+                N_("Invalid clock change"),
+                Text("advance_s must be an integer from 1 to %(limit)s.", limit=MAX_ADVANCE_S),
                 errors={"advance_s": f"must be an integer from 1 to {MAX_ADVANCE_S}"},
             )
         with self._guard:
@@ -548,7 +552,7 @@ class Lab:
         re-run after a crash gets the first charge back instead of a second one.
         """
         if self._claim_fault("gateway_error", world):
-            raise GatewayError("connection reset before the charge reached the gateway")
+            raise GatewayError(N_("connection reset before the charge reached the gateway"))
         try:
             done = world.gateway.charge(
                 order_id=charge.order_id,
@@ -562,8 +566,8 @@ class Lab:
             declined = Problem(
                 402,
                 "card-declined",
-                "Card declined",
-                "The gateway declined the card. Retrying will not change the answer.",
+                N_("Card declined"),
+                N_("The gateway declined the card. Retrying will not change the answer."),
                 code="card_declined",
             )
             return Response.of_problem(declined)
@@ -663,26 +667,28 @@ class Lab:
         """
         if isinstance(request_id, bool) or not isinstance(request_id, int):
             raise Problem(
-                422, "invalid-step", "Invalid step", "request must be a request id (an integer).",
+                422, "invalid-step", N_("Invalid step"),
+                N_("request must be a request id (an integer)."),
                 errors={"request": "must be an integer"},
             )  # fmt: skip
         if not isinstance(to_end, bool):
             raise Problem(
-                422, "invalid-step", "Invalid step", "to_end must be true or false.",
+                422, "invalid-step", N_("Invalid step"), N_("to_end must be true or false."),
                 errors={"to_end": "must be true or false"},
             )  # fmt: skip
         with self._guard:
             pause = self._paused.get(request_id)
             if pause is None:
                 raise Problem(
-                    404, "not-paused", "No such paused request",
-                    f"Request #{request_id} is not in step mode (finished, or never paused).",
+                    404, "not-paused", N_("No such paused request"),
+                    Text("Request #%(id)s is not in step mode (finished, or never paused).",
+                         id=request_id),
                 )  # fmt: skip
             if not pause.waiting:
                 raise Problem(
-                    409, "not-at-a-step", "Not at a step",
-                    f"Request #{request_id} is running or blocked on a lock; step it when it "
-                    "stops at its next step.",
+                    409, "not-at-a-step", N_("Not at a step"),
+                    Text("Request #%(id)s is running or blocked on a lock; step it when it "
+                         "stops at its next step.", id=request_id),
                 )  # fmt: skip
             pause.to_end = to_end
             pause.waiting = False  # it is on its way: no second step until it stops again
@@ -753,8 +759,8 @@ class Lab:
             raise Problem(
                 404,
                 "unknown-scenario",
-                "No such scenario",
-                "Scenarios are: " + ", ".join(SCENARIOS) + ".",
+                N_("No such scenario"),
+                Text("Scenarios are: %(names)s.", names=", ".join(SCENARIOS)),
             )
         changes = {**scenario.settings, **(scenario.fix if fixed else {})}
         self.update_settings(self._base_settings.patched(changes).as_dict())
@@ -1083,9 +1089,12 @@ def _gateway_failed(exc: GatewayError) -> Response:
     problem = Problem(
         502,
         "gateway-error",
-        "Payment gateway failed",
-        f"The gateway failed before charging ({exc}). "
-        "The key was released: retry with the same key.",
+        N_("Payment gateway failed"),
+        Text(
+            "The gateway failed before charging (%(why)s). "
+            "The key was released: retry with the same key.",
+            why=Text(str(exc)),  # the reason was marked where it was raised
+        ),
     )
     return Response.of_problem(problem)
 
@@ -1094,8 +1103,10 @@ def _missing_key() -> Problem:
     return Problem(
         400,
         "missing-idempotency-key",
-        "Idempotency-Key required",
-        "This endpoint requires an Idempotency-Key header (IETF draft: 400 when it is missing).",
+        N_("Idempotency-Key required"),
+        N_(
+            "This endpoint requires an Idempotency-Key header (IETF draft: 400 when it is missing)."
+        ),
     )
 
 
@@ -1104,8 +1115,8 @@ def no_response() -> Response:
     problem = Problem(
         502,
         "no-response",
-        "No response",
-        "The connection closed before any response: the client cannot tell whether it charged.",
+        N_("No response"),
+        N_("The connection closed before any response: the client cannot tell whether it charged."),
     )
     return Response.of_problem(problem)
 
@@ -1165,8 +1176,8 @@ class LabRegistry:
             raise Problem(
                 404,
                 "bad-lab-id",
-                "No such lab",
-                "A lab id is 1-64 characters of letters, digits, '-' and '_'.",
+                N_("No such lab"),
+                N_("A lab id is 1-64 characters of letters, digits, '-' and '_'."),
             )
         now = self._clock()
         with self._guard:
@@ -1180,8 +1191,11 @@ class LabRegistry:
                         raise Problem(
                             503,
                             "too-many-labs",
-                            "Too many labs",
-                            f"All {self.max_labs} labs are in use. Try again in a minute.",
+                            N_("Too many labs"),
+                            Text(
+                                "All %(count)s labs are in use. Try again in a minute.",
+                                count=self.max_labs,
+                            ),
                             retry_after_s=60,
                         )
                     self._labs.popitem(last=False)

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .text import N_
+
 
 @dataclass(frozen=True)
 class Scenario:
@@ -52,192 +54,242 @@ SCENARIOS: dict[str, Scenario] = {
     for s in (
         Scenario(
             "double-click",
-            "Double-click without a key",
-            "See a double click pay twice when the client sends no idempotency key.",
-            ("Press Double-submit: two requests leave at the same moment, with no key.",),
-            "Without a key the server cannot tell a duplicate from a second payment, so each "
-            "request charges.",
-            "Send a stable key per intent: the second request then waits and replays.",
+            N_("Double-click without a key"),
+            N_("See a double click pay twice when the client sends no idempotency key."),
+            (N_("Press Double-submit: two requests leave at the same moment, with no key."),),
+            N_(
+                "Without a key the server cannot tell a duplicate from a second payment, so each "
+                "request charges."
+            ),
+            N_("Send a stable key per intent: the second request then waits and replays."),
             ("Double-submit",),
             client={"key_strategy": "none"},
             fix_client={"key_strategy": "stable"},
         ),
         Scenario(
             "lost-response",
-            "Lost response",
-            "The server charged, but the response never arrived. Is it safe to retry?",
+            N_("Lost response"),
+            N_("The server charged, but the response never arrived. Is it safe to retry?"),
             (
-                "Press Pay: the server charges and saves, then the response is lost.",
-                "Press Retry with a new key, as a client that makes a key per attempt does.",
+                N_("Press Pay: the server charges and saves, then the response is lost."),
+                N_("Press Retry with a new key, as a client that makes a key per attempt does."),
             ),
-            "A new key is a new intent to the server: it charges again. The client could not "
-            "know the first attempt had succeeded.",
-            "Retry with the same key: the server replays the stored response, charging nothing.",
+            N_(
+                "A new key is a new intent to the server: it charges again. The client could not "
+                "know the first attempt had succeeded."
+            ),
+            N_(
+                "Retry with the same key: the server replays the stored response, charging nothing."
+            ),
             ("Pay", "Retry with a new key"),
             settings={"fault": "lose_response"},
             fix={"fault": "lose_response"},
             fix_script=("Pay", "Retry"),
             fix_steps=(
-                "Press Pay: the server charges and saves, then the response is lost.",
-                "Press Retry: the same key again.",
+                N_("Press Pay: the server charges and saves, then the response is lost."),
+                N_("Press Retry: the same key again."),
             ),
         ),
         Scenario(
             "key-per-click",
-            "A new random key per click",
-            "See why a request id is not an idempotency key.",
-            ("Press Pay.", "Press Retry: the client makes a fresh random key for it."),
-            "Each click carries a new key, so the store never sees the same key twice and "
-            "every attempt charges.",
-            "Derive the key from the intent: tenant, actor, operation, business id, version.",
+            N_("A new random key per click"),
+            N_("See why a request id is not an idempotency key."),
+            (N_("Press Pay."), N_("Press Retry: the client makes a fresh random key for it.")),
+            N_(
+                "Each click carries a new key, so the store never sees the same key twice and "
+                "every attempt charges."
+            ),
+            N_("Derive the key from the intent: tenant, actor, operation, business id, version."),
             ("Pay", "Retry"),
             client={"key_strategy": "random"},
             fix_client={"key_strategy": "stable"},
         ),
         Scenario(
             "key-reuse",
-            "Same key, another body",
-            "Reuse a key with another amount and see the server refuse.",
-            ("Press Pay.", "Press Change amount & resend: same key, amount + 1,000."),
-            "The fingerprint of the new body differs from the stored one. The server answers 409 "
-            "and charges nothing: replaying the old charge for a new amount would be a lie.",
-            "A different intent gets a new key: press New order, then change the amount.",
+            N_("Same key, another body"),
+            N_("Reuse a key with another amount and see the server refuse."),
+            (N_("Press Pay."), N_("Press Change amount & resend: same key, amount + 1,000.")),
+            N_(
+                "The fingerprint of the new body differs from the stored one. The server answers "
+                "409 and charges nothing: replaying the old charge for a new amount would be a lie."
+            ),
+            N_("A different intent gets a new key: press New order, then change the amount."),
             ("Pay", "Change amount"),
             fix_script=("Pay", "New order", "Change amount"),
             fix_steps=(
-                "Press Pay.",
-                "Press New order: a new intent, a new key.",
-                "Press Change amount & resend: a different amount, under the new key.",
+                N_("Press Pay."),
+                N_("Press New order: a new intent, a new key."),
+                N_("Press Change amount & resend: a different amount, under the new key."),
             ),
         ),
         Scenario(
             "race",
-            "The race (lock off)",
-            "Make two concurrent duplicates both charge, then stop them with the lock.",
-            ("Press Double-submit: two requests, one key, at the same moment.",),
-            "Both requests looked the key up before either saved a record, so both charged: "
-            "a TOCTOU race between check and act.",
-            "Switch the per-key Lock on: the second request waits, looks again and replays.",
+            N_("The race (lock off)"),
+            N_("Make two concurrent duplicates both charge, then stop them with the lock."),
+            (N_("Press Double-submit: two requests, one key, at the same moment."),),
+            N_(
+                "Both requests looked the key up before either saved a record, so both charged: "
+                "a TOCTOU race between check and act."
+            ),
+            N_("Switch the per-key Lock on: the second request waits, looks again and replays."),
             ("Double-submit",),
             settings={"lock": False},
             fix={"lock": True},
         ),
         Scenario(
             "slow-motion",
-            "Slow-motion race (step mode)",
-            "Step two duplicates by hand: you are the scheduler.",
+            N_("Slow-motion race (step mode)"),
+            N_("Step two duplicates by hand: you are the scheduler."),
             (
-                "Press Double-submit: both requests stop at their first step.",
-                "Step A past lookup, then B past lookup, then run both to the end.",
+                N_("Press Double-submit: both requests stop at their first step."),
+                N_("Step A past lookup, then B past lookup, then run both to the end."),
             ),
-            "Both requests passed lookup before either saved a record: whoever schedules the "
-            "steps decides whether the duplicate charges.",
-            "Switch the per-key Lock on: B is blocked at the lock until A has saved its record.",
+            N_(
+                "Both requests passed lookup before either saved a record: whoever schedules "
+                "the steps decides whether the duplicate charges."
+            ),
+            N_(
+                "Switch the per-key Lock on: B is blocked at the lock until A has saved its record."
+            ),
             ("Double-submit",),
             settings={"lock": False, "step_mode": True},
             fix={"lock": True, "step_mode": True},
             fix_steps=(
-                "Press Double-submit: both requests stop at their first step.",
-                "Step A and B in any order: B is blocked at the lock until A is done, then "
-                "replays.",
+                N_("Press Double-submit: both requests stop at their first step."),
+                N_(
+                    "Step A and B in any order: B is blocked at the lock until A is done, "
+                    "then replays."
+                ),
             ),
         ),
         Scenario(
             "crash-window",
-            "Crash between the charge and the record",
-            "The instance dies after the gateway charged and before the record was saved.",
+            N_("Crash between the charge and the record"),
+            N_("The instance dies after the gateway charged and before the record was saved."),
             (
-                "Press Pay: the gateway charges, then the instance crashes; the connection drops.",
-                "Press Retry with the same key.",
+                N_(
+                    "Press Pay: the gateway charges, then the instance crashes; the connection "
+                    "drops."
+                ),
+                N_("Press Retry with the same key."),
             ),
-            "The record never reached the completed state, so the retry charged again. The "
-            "in-progress record told the retry a request had started, not that it had charged.",
-            "Pass the idempotency key on to the gateway (recovery: downstream key). The gateway "
-            "deduplicates on it, so the retry gets the first charge back.",
+            N_(
+                "The record never reached the completed state, so the retry charged again. The "
+                "in-progress record told the retry a request had started, not that it had charged."
+            ),
+            N_(
+                "Pass the idempotency key on to the gateway (recovery: downstream key). The "
+                "gateway deduplicates on it, so the retry gets the first charge back."
+            ),
             ("Pay", "Retry"),
             settings={"fault": "crash_after_charge"},
             fix={"fault": "crash_after_charge", "recovery": "downstream_key"},
         ),
         Scenario(
             "in-flight",
-            "Duplicate while the first is in flight",
-            "Compare waiting for the first request with rejecting the duplicate at once.",
-            ("Press Double-submit with in-flight set to reject.",),
-            "The second request found the key in progress and was turned away at once with 409 "
-            "and Retry-After (Stripe and the IETF draft do this). The client must retry later.",
-            "Or wait: the duplicate waits for the per-key lock, then replays the result.",
+            N_("Duplicate while the first is in flight"),
+            N_("Compare waiting for the first request with rejecting the duplicate at once."),
+            (N_("Press Double-submit with in-flight set to reject."),),
+            N_(
+                "The second request found the key in progress and was turned away at once with 409 "
+                "and Retry-After (Stripe and the IETF draft do this). The client must retry later."
+            ),
+            N_("Or wait: the duplicate waits for the per-key lock, then replays the result."),
             ("Double-submit",),
             settings={"in_flight": "reject"},
             fix={"in_flight": "wait"},
         ),
         Scenario(
             "profiles",
-            "How public APIs answer",
-            "See the same mistake answered in three dialects.",
-            ("Press Pay.", "Press Change amount & resend.", "Switch the profile and resend."),
-            "Same key with another body: the seed answers 409, the IETF draft 422, and Stripe "
-            "400 with idempotency_error. A client must handle the one its API uses.",
-            "There is no single right answer: handle the one your API uses. With the fix the "
-            "lab speaks Stripe's dialect (400 idempotency_error); the table shows all three.",
+            N_("How public APIs answer"),
+            N_("See the same mistake answered in three dialects."),
+            (
+                N_("Press Pay."),
+                N_("Press Change amount & resend."),
+                N_("Switch the profile and resend."),
+            ),
+            N_(
+                "Same key with another body: the seed answers 409, the IETF draft 422, and Stripe "
+                "400 with idempotency_error. A client must handle the one its API uses."
+            ),
+            N_(
+                "There is no single right answer: handle the one your API uses. With the fix the "
+                "lab speaks Stripe's dialect (400 idempotency_error); the table shows all three."
+            ),
             ("Pay", "Change amount"),
             settings={"profile": "ietf", "require_key": True},
             fix={"profile": "stripe", "require_key": True},
         ),
         Scenario(
             "ttl-expiry",
-            "TTL expiry",
-            "Retry after the record has expired.",
+            N_("TTL expiry"),
+            N_("Retry after the record has expired."),
             (
-                "Press Pay.",
-                "Press +25 h: the lab's clock jumps past the 24 h TTL.",
-                "Press Retry.",
+                N_("Press Pay."),
+                N_("Press +25 h: the lab's clock jumps past the 24 h TTL."),
+                N_("Press Retry."),
             ),
-            "The record expired, so the retry was a new intent to the store and charged again. "
-            "Keep keys at least as long as clients may retry: the TTL must cover the client's "
-            "retry horizon.",
-            "Keep keys longer than the retry horizon (here: TTL 72 h).",
+            N_(
+                "The record expired, so the retry was a new intent to the store and charged again. "
+                "Keep keys at least as long as clients may retry: the TTL must cover the client's "
+                "retry horizon."
+            ),
+            N_("Keep keys longer than the retry horizon (here: TTL 72 h)."),
             ("Pay", "+25 h", "Retry"),
             fix={"ttl_s": 72 * 3600},
         ),
         Scenario(
             "multi-instance",
-            "Several instances, each with its own store",
-            "Retry through a round-robin balancer whose instances keep records in memory.",
-            ("Press Pay: instance i1 serves it.", "Press Retry: instance i2 serves it."),
-            "i2 had never seen the key: dedup only in process memory does not survive a second "
-            "instance. (The instances live in one process here; the lab says which one served "
-            "each request.)",
-            "Share one store between the instances (like Redis or a database table).",
+            N_("Several instances, each with its own store"),
+            N_("Retry through a round-robin balancer whose instances keep records in memory."),
+            (N_("Press Pay: instance i1 serves it."), N_("Press Retry: instance i2 serves it.")),
+            N_(
+                "i2 had never seen the key: dedup only in process memory does not survive a second "
+                "instance. (The instances live in one process here; the lab says which one served "
+                "each request.)"
+            ),
+            N_("Share one store between the instances (like Redis or a database table)."),
             ("Pay", "Retry"),
             settings={"instances": 2, "store_scope": "per_instance"},
             fix={"instances": 2, "store_scope": "shared"},
         ),
         Scenario(
             "decline",
-            "Decline vs transport failure",
-            "A declined card is an answer; a dropped connection is not.",
-            ("Press Pay: the gateway declines (402).", "Press Retry: the same 402 is replayed."),
-            "A decline is a business result: it is stored and replayed, so retrying it is "
-            "pointless. A transport failure (502) releases the key, so a retry runs again.",
-            "Switch to a transport failure: the gateway fails once before charging, then the "
-            "retry charges.",
+            N_("Decline vs transport failure"),
+            N_("A declined card is an answer; a dropped connection is not."),
+            (
+                N_("Press Pay: the gateway declines (402)."),
+                N_("Press Retry: the same 402 is replayed."),
+            ),
+            N_(
+                "A decline is a business result: it is stored and replayed, so retrying it is "
+                "pointless. A transport failure (502) releases the key, so a retry runs again."
+            ),
+            N_(
+                "Switch to a transport failure: the gateway fails once before charging, then the "
+                "retry charges."
+            ),
             ("Pay", "Retry"),
             settings={"gateway_decline": True},
             fix={"gateway_decline": False, "fault": "gateway_error"},
         ),
         Scenario(
             "client-guard",
-            "Client-side guard",
-            "Disable the button while a request is in flight, and see what it does not stop.",
+            N_("Client-side guard"),
+            N_("Disable the button while a request is in flight, and see what it does not stop."),
             (
-                "Press Double-submit: the guard lets only one request out.",
-                "Press New order, open a second tab on this lab, and press Pay in both tabs "
-                "within 2 s.",
+                N_("Press Double-submit: the guard lets only one request out."),
+                N_(
+                    "Press New order, open a second tab on this lab, and press Pay in both tabs "
+                    "within 2 s."
+                ),
             ),
-            "The guard stops a double click in one tab. It does not stop a second tab, a "
-            "retry after a lost response, or a proxy's retry: with the lock off, those still "
-            "charge twice. The server needs idempotency anyway.",
-            "Switch the per-key Lock on: duplicates from anywhere then replay.",
+            N_(
+                "The guard stops a double click in one tab. It does not stop a second tab, a "
+                "retry after a lost response, or a proxy's retry: with the lock off, those still "
+                "charge twice. The server needs idempotency anyway."
+            ),
+            N_("Switch the per-key Lock on: duplicates from anywhere then replay."),
             ("Double-submit", "New order", "Pay from two tabs"),
             settings={"lock": False, "gateway_latency_ms": 2000},
             client={"guard": True},
@@ -246,17 +298,23 @@ SCENARIOS: dict[str, Scenario] = {
         ),
         Scenario(
             "email-once",
-            "Send the receipt e-mail once",
-            "The money is safe after a crash; is the e-mail?",
+            N_("Send the receipt e-mail once"),
+            N_("The money is safe after a crash; is the e-mail?"),
             (
-                "Press Pay: the gateway charges and the receipt e-mail goes out, then the "
-                "instance crashes.",
-                "Press Retry.",
+                N_(
+                    "Press Pay: the gateway charges and the receipt e-mail goes out, then the "
+                    "instance crashes."
+                ),
+                N_("Press Retry."),
             ),
-            "The gateway deduplicated the charge on the downstream key, but the e-mail is our "
-            "own side effect: the retry ran the handler again and sent it again.",
-            "Write the e-mail to an outbox in the same atomic step as the idempotency record, "
-            "and send it once per key (email_sent(key)).",
+            N_(
+                "The gateway deduplicated the charge on the downstream key, but the e-mail is our "
+                "own side effect: the retry ran the handler again and sent it again."
+            ),
+            N_(
+                "Write the e-mail to an outbox in the same atomic step as the idempotency record, "
+                "and send it once per key (email_sent(key))."
+            ),
             ("Pay", "Retry"),
             settings={
                 "fault": "crash_after_charge",

@@ -9,6 +9,21 @@
     return document.getElementById(id);
   }
 
+  // The words this script shows, translated by the server into the page's language
+  // (a JSON block in the page: data, not a script).
+  var strings = (function () {
+    var block = byId("i18n-strings");
+    try {
+      return block ? JSON.parse(block.textContent) : {};
+    } catch (e) {
+      return {};
+    }
+  })();
+
+  function t(key) {
+    return strings[key] || key;
+  }
+
   function isCharge(elt) {
     return elt && elt.matches && elt.matches("[hx-post$='/api/charges']");
   }
@@ -52,7 +67,7 @@
       // browser would throw. Anything else goes out, and the server answers 400 if bad.
       if (/[^\x20-\x7e\xa0-\xff]/.test(key)) {
         evt.preventDefault();
-        showNotice("This key cannot be sent in an HTTP header (control or non-Latin-1 characters). Keys are printable ASCII.");
+        showNotice(t("bad_header_key"));
         return;
       }
       headers["Idempotency-Key"] = key;
@@ -111,7 +126,7 @@
   document.body.addEventListener("htmx:confirm", function (evt) {
     if (isCharge(evt.detail.elt) && guardOn() && inFlight > 0) {
       evt.preventDefault();
-      showNotice("Client guard: a request is already in flight, so this click was dropped.");
+      showNotice(t("guard_dropped"));
     }
   });
   document.body.addEventListener("htmx:beforeRequest", function (evt) {
@@ -203,7 +218,7 @@
       field.dataset.derived = "true";
     } else {
       field.value = "";
-      field.placeholder = evt.target.value === "none" ? "(no key is sent)" : "(a new random key per click)";
+      field.placeholder = t(evt.target.value === "none" ? "no_key_placeholder" : "random_key_placeholder");
       field.dataset.derived = "false";
     }
   });
@@ -211,11 +226,11 @@
   // Problem+json answers to htmx carry HX-Reswap: none and this event.
   document.body.addEventListener("lab-problem", function (evt) {
     var d = evt.detail || {};
-    showNotice((d.status ? d.status + " " : "") + (d.title || "Error") + ": " + (d.detail || ""));
+    showNotice((d.status ? d.status + " " : "") + (d.title || t("error")) + ": " + (d.detail || ""));
   });
   // A dropped connection: the lost-response and crash faults do exactly this.
   document.body.addEventListener("htmx:sendError", function () {
-    showNotice("No response — did it charge? The connection closed before any answer.");
+    showNotice(t("no_response"));
     htmx.trigger(document.body, "lab-refresh");
   });
 

@@ -441,5 +441,7 @@ def test_recovered_without_a_crash_is_explained_as_the_gateway_catching_it() -> 
     lab.advance(25 * 3600)  # the record expired; the gateway still remembers the key
     _, entry = lab.create_charge(KEY, BODY)
     assert entry.outcome == "recovered" and charges(lab) == 1
-    text = " ".join(explain(lab.requests(), summarise(lab.gateway.ledger()), entry).sentences)
+    text = " ".join(
+        map(str, explain(lab.requests(), summarise(lab.gateway.ledger()), entry).sentences)
+    )
     assert "crashed" not in text and "gateway had seen it" in text

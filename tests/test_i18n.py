@@ -5,6 +5,7 @@ left untranslated."""
 from __future__ import annotations
 
 import gettext
+import os
 from pathlib import Path
 
 import pytest
@@ -26,20 +27,26 @@ METHODS = [
 ]
 
 
-def _searched(dirpath: str) -> bool:
-    # Babel skips "_*" directories by default; templates/_partials holds most of the text.
-    name = Path(dirpath).name
-    return not name.startswith(".") and name not in ("__pycache__", "node_modules")
-
-
 def marked() -> set[str]:
     """Every msgid marked in the templates and the Python code, extracted now."""
     found = set()
     for _file, _line, message, _comments, _context in extract_from_dir(
-        str(ROOT), METHODS, keywords=KEYWORDS, directory_filter=_searched
+        str(ROOT), METHODS, keywords=KEYWORDS, directory_filter=_not_hidden
     ):
         found.add(message if isinstance(message, str) else message[0])
     return found
+
+
+def _not_hidden(path: str) -> bool:
+    """Walk every directory but hidden ones: templates/_partials too (Babel's default
+    filter skips directories whose names start with "_")."""
+    return not os.path.basename(path).startswith(".")
+
+
+def test_the_partials_are_extracted() -> None:
+    strings = marked()
+    assert "Request timeline" in strings  # templates/_partials/timeline.html
+    assert "No money has moved." in strings  # templates/_partials/ledger.html
 
 
 def catalogue() -> dict[str, str]:
@@ -125,3 +132,153 @@ def test_an_unknown_language_is_a_problem_in_the_request_language(client: FlaskC
     body = answer.get_json()
     assert body["title"] == "Ngôn ngữ không có"
     assert body["detail"] == "Phòng lab có các ngôn ngữ: en, vi."
+
+
+# -- every state of the lab, in Vietnamese, with nothing left untranslated -----------
+
+VI = {"Accept-Language": "vi"}
+HX = {**VI, "HX-Request": "true"}
+ORDER = {"order_id": "42", "amount": 100000}
+
+
+def _charge(
+    client: FlaskClient, lab: str, key: str, body: dict[str, object], action: str = "Pay"
+) -> str:
+    answer = client.post(
+        f"/lab/{lab}/api/charges",
+        json=body,
+        headers={**HX, "Idempotency-Key": key, "X-Lab-Action": action},
+    )
+    return answer.get_data(as_text=True)
+
+
+def _page(client: FlaskClient, lab: str) -> str:
+    page = client.get(f"/lab/{lab}", headers=VI)
+    assert page.status_code == 200
+    return page.get_data(as_text=True)
+
+
+def _settings(client: FlaskClient, lab: str, **changes: object) -> None:
+    answer = client.patch(f"/lab/{lab}/api/settings", json=changes, headers=VI)
+    assert answer.status_code == 200
+
+
+def _clean(html: str) -> str:
+    assert MISSING not in html
+    return html
+
+
+def test_a_charge_and_its_replay_are_told_in_vietnamese(marking: FlaskClient) -> None:
+    charged = _clean(_charge(marking, "vi-pay", "k1", ORDER))
+    assert "ĐÃ TRỪ TIỀN — ch_0001 cho đơn hàng 42" in charged
+    assert ">Thanh toán</button>" in _clean(_page(marking, "vi-pay"))
+    replayed = _clean(_charge(marking, "vi-pay", "k1", ORDER, "Retry"))
+    assert "ĐÃ REPLAY (phát lại) — lại ch_0001, không trừ tiền mới" in replayed
+    assert "#2 Thử lại" in replayed  # the action on the timeline
+    _clean(_page(marking, "vi-pay"))
+
+
+def test_a_409_is_told_in_vietnamese(marking: FlaskClient) -> None:
+    _charge(marking, "vi-409", "k1", ORDER)
+    html = _clean(_charge(marking, "vi-409", "k1", {**ORDER, "amount": 101000}, "Change amount"))
+    assert "409 XUNG ĐỘT — cùng key, yêu cầu khác" in html
+    assert "Idempotency key bị dùng lại cho một yêu cầu khác" in html  # on the timeline
+    assert "409 XUNG ĐỘT" in _clean(_page(marking, "vi-409"))
+
+
+def test_a_lost_response_is_told_in_vietnamese(marking: FlaskClient) -> None:
+    _settings(marking, "vi-lost", fault="lose_response")
+    _charge(marking, "vi-lost", "k1", ORDER)
+    html = _clean(_page(marking, "vi-lost"))
+    assert "KHÔNG CÓ PHẢN HỒI — đã trừ tiền chưa?" in html
+    assert "ĐÃ TRỪ TIỀN · KHÔNG CÓ PHẢN HỒI" in html
+
+
+def test_step_mode_is_told_in_vietnamese(marking: FlaskClient) -> None:
+    _settings(marking, "vi-step", step_mode=True)
+    html = _clean(_page(marking, "vi-step"))
+    assert "Chạy từng bước" in html
+    assert "# demo/lab.py, Lab._charge: tác dụng phụ" in html
+
+
+@pytest.mark.parametrize("scenario", ["race", "crash-window", "profiles", "email-once"])
+def test_a_scenario_page_is_told_in_vietnamese(marking: FlaskClient, scenario: str) -> None:
+    opened = marking.get(f"/lab/vi-{scenario}?scenario={scenario}", headers=VI)
+    assert opened.status_code == 303
+    html = _clean(_page(marking, f"vi-{scenario}"))
+    assert "Phòng thí nghiệm lỗi" in html
+
+
+def test_the_panels_fragment_and_the_diagram_are_in_vietnamese(marking: FlaskClient) -> None:
+    _charge(marking, "vi-panels", "k1", ORDER)
+    panels = marking.get("/lab/vi-panels/panels", headers=HX)
+    html = _clean(panels.get_data(as_text=True))
+    assert "Dòng thời gian yêu cầu" in html and "tra cứu: không có" in html
+    svg = _clean(marking.get("/lab/vi-panels/sequence.svg", headers=VI).get_data(as_text=True))
+    assert "#1 201 ĐÃ TRỪ TIỀN" in svg
+
+
+def _script_strings(html: str) -> dict[str, str]:
+    import json
+    import re
+
+    block = re.search(r'<script type="application/json" id="i18n-strings">(.*?)</script>', html)
+    assert block is not None
+    strings: dict[str, str] = json.loads(block.group(1))
+    return strings
+
+
+def test_the_words_of_app_js_come_with_the_page(marking: FlaskClient) -> None:
+    vietnamese = _script_strings(_clean(_page(marking, "vi-js")))
+    assert vietnamese["no_response"].startswith("Không có phản hồi — đã trừ tiền chưa?")
+    english = _script_strings(marking.get("/lab/en-js", headers={"Accept-Language": "en"}).text)
+    assert english["no_response"].startswith("No response — did it charge?")
+    assert set(english) == set(vietnamese) and len(english) >= 6
+
+
+def test_the_404_page_is_in_vietnamese(marking: FlaskClient) -> None:
+    page = marking.get("/nowhere", headers={**VI, "Accept": "text/html"})
+    assert page.status_code == 404 and page.mimetype == "text/html"
+    html = _clean(page.get_data(as_text=True))
+    assert "404 — Không tìm thấy" in html
+    assert "Không có gì ở địa chỉ này." in html
+    assert "Mở một phòng lab mới" in html
+
+
+def test_a_409_problem_is_in_vietnamese(marking: FlaskClient) -> None:
+    send = {**VI, "Idempotency-Key": "k1"}
+    assert marking.post("/lab/vi-api/api/charges", json=ORDER, headers=send).status_code == 201
+    answer = marking.post("/lab/vi-api/api/charges", json={**ORDER, "amount": 5}, headers=send)
+    assert answer.status_code == 409 and answer.mimetype == "application/problem+json"
+    body = answer.get_json()
+    assert body["type"] == "/problems/key-mismatch"  # machine-readable: stays English
+    assert body["title"] == "Idempotency key bị dùng lại cho một yêu cầu khác"
+    assert body["detail"] == (
+        "Key 'k1' đã được dùng lần đầu với một body khác. Ý định mới cần key mới."
+    )
+
+
+def test_a_bad_key_problem_is_in_vietnamese(marking: FlaskClient) -> None:
+    answer = marking.post(
+        "/lab/vi-api/api/charges", json=ORDER, headers={**VI, "Idempotency-Key": "x" * 256}
+    )
+    assert answer.status_code == 400
+    body = answer.get_json()
+    assert body["type"] == "/problems/bad-idempotency-key"
+    assert body["title"] == "Header Idempotency-Key không hợp lệ"
+    assert body["detail"] == "Key dài 256 ký tự; chỉ cho phép tối đa 255."
+    english = marking.post(
+        "/lab/vi-api/api/charges", json=ORDER, headers={"Idempotency-Key": "x" * 256}
+    ).get_json()
+    assert english["detail"] == "The key is 256 characters long; at most 255 are allowed."
+
+
+def test_an_invalid_body_keeps_its_field_errors_in_english(marking: FlaskClient) -> None:
+    answer = marking.post(
+        "/lab/vi-api/api/charges", json={"order_id": 7}, headers={**VI, "Idempotency-Key": "k"}
+    )
+    assert answer.status_code == 422
+    body = answer.get_json()
+    assert body["title"] == "Yêu cầu trừ tiền không hợp lệ"
+    assert body["detail"].startswith("Hãy sửa body: ")
+    assert body["errors"]["amount"].startswith("must be an integer")

@@ -14,6 +14,7 @@ from ..charges import parse_json
 from ..idempotency import Response as CoreResponse
 from ..lab import no_response
 from ..problems import Problem
+from ..text import N_, Text
 from . import is_htmx, labs, pages, read_only_problem
 
 bp = Blueprint("api", __name__, url_prefix="/lab/<lab_id>/api")
@@ -95,8 +96,11 @@ def step() -> Response:
         raise Problem(
             422,
             "invalid-step",
-            "Invalid step",
-            'Send {"request": <id>}, {"request": <id>, "to_end": true} or {"release_all": true}.',
+            N_("Invalid step"),
+            N_(
+                'Send {"request": <id>}, {"request": <id>, "to_end": true} '
+                'or {"release_all": true}.'
+            ),
         )
     if is_htmx():
         return pages.panels_response(g.lab)
@@ -118,8 +122,11 @@ def _json_body() -> bytes:
         raise Problem(
             415,
             "unsupported-media-type",
-            "Unsupported Media Type",
-            f"Send the body as application/json, not {request.mimetype or 'no Content-Type'}.",
+            N_("Unsupported Media Type"),
+            Text(
+                "Send the body as application/json, not %(type)s.",
+                type=request.mimetype or Text("no Content-Type"),
+            ),
         )
     limit = request.max_content_length
     if request.content_length is not None or limit is None:

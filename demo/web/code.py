@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import idempotency
 from ..lab import Lab
+from ..text import N_
 
 _TRACE = re.compile(r'trace\(\s*"([^"]+)"')
 SHOWN: tuple[Callable[..., Any], ...] = (
@@ -69,7 +70,8 @@ def handler_lines() -> tuple[Line, ...]:
     source, first = inspect.getsourcelines(Lab._charge)  # noqa: SLF001
     start = next(n for n, text in enumerate(source) if "world.gateway.charge(" in text)
     end = next(n for n in range(start, len(source)) if source[n].strip() == ")")
-    lines.append(Line(0, "# demo/lab.py, Lab._charge: the side effect", None, None))
+    # The one line that is not source: a heading, translated on the page (``|t``).
+    lines.append(Line(0, N_("# demo/lab.py, Lab._charge: the side effect"), None, None))
     for offset in range(start, end + 1):
         text = source[offset]
         branch = "recovery" if "downstream_key=" in text else None

@@ -10,6 +10,7 @@ from flask import Flask, Response, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from ..problems import PROBLEM_JSON, Problem
+from ..text import N_, Text
 from . import is_htmx
 
 CSP = (
@@ -24,6 +25,15 @@ _SLUGS = {
     413: "body-too-large",
     415: "unsupported-media-type",
 }
+
+_TITLES = {
+    400: N_("Bad Request"),
+    404: N_("Not Found"),
+    405: N_("Method Not Allowed"),
+    413: N_("Request Entity Too Large"),
+    415: N_("Unsupported Media Type"),
+}
+"""Werkzeug's names of the errors the lab meets, marked for translation."""
 
 
 def register(app: Flask) -> None:
@@ -52,13 +62,17 @@ def problem_response(problem: Problem) -> Response:
 
 def _http_error(exc: HTTPException) -> Response:
     code = exc.code or 500
-    detail = {
-        404: "There is nothing at this address.",
-        405: f"{request.method} is not allowed here.",
-        413: f"The body is larger than {request.max_content_length} bytes (16 KiB).",
-        415: "Send the body as application/json.",
-    }.get(code, exc.description or exc.name)
-    return problem_response(Problem(code, _SLUGS.get(code, "http-error"), exc.name, detail))
+    details: dict[int, str | Text] = {
+        404: N_("There is nothing at this address."),
+        405: Text("%(method)s is not allowed here.", method=request.method),
+        413: Text(
+            "The body is larger than %(limit)s bytes (16 KiB).", limit=request.max_content_length
+        ),
+        415: N_("Send the body as application/json."),
+    }
+    detail = details.get(code, exc.description or exc.name)
+    title = _TITLES.get(code, exc.name)
+    return problem_response(Problem(code, _SLUGS.get(code, "http-error"), title, detail))
 
 
 def _unexpected(exc: Exception) -> Response:
@@ -67,7 +81,12 @@ def _unexpected(exc: Exception) -> Response:
 
     current_app.logger.exception("unexpected error")
     return problem_response(
-        Problem(500, "internal-error", "Internal error", "Something went wrong in the lab itself.")
+        Problem(
+            500,
+            "internal-error",
+            N_("Internal error"),
+            N_("Something went wrong in the lab itself."),
+        )
     )
 
 

@@ -23,7 +23,7 @@ from ..lessons import PATH, Lesson
 from ..openapi import document
 from ..problems import Problem
 from ..scenarios import SCENARIOS
-from ..text import N_, Text
+from ..text import N_, Text, translate
 from . import labs, read_only_problem
 from .code import handler_lines, where
 from .i18n import LANGUAGES
@@ -188,19 +188,39 @@ def duration(seconds: float) -> str:
 def badge(entry: RequestEntry) -> str:
     """The outcome badge's words: CHARGED, REPLAYED, 409 CONFLICT, ERROR, IN FLIGHT, …"""
     if entry.outcome == "conflict":
-        return f"{entry.status} {'CONFLICT' if entry.status == 409 else 'REFUSED'}"
+        word = N_("%(status)s CONFLICT") if entry.status == 409 else N_("%(status)s REFUSED")
+        return translate(Text(word, status=entry.status))
     if entry.outcome == "crashed":
-        return "CRASHED"
+        return translate(N_("CRASHED"))
     if not entry.delivered:
-        return "CHARGED · NO RESPONSE"
-    return {
-        "charged": "CHARGED",
-        "recovered": "RECOVERED",
-        "replayed": "REPLAYED",
-        "in_flight": "IN FLIGHT",
-        "in_use": f"{entry.status} IN USE",
-        "declined": "402 DECLINED",
-    }.get(entry.outcome, "ERROR")
+        return translate(N_("CHARGED · NO RESPONSE"))
+    words: dict[str, str | Text] = {
+        "charged": N_("CHARGED"),
+        "recovered": N_("RECOVERED"),
+        "replayed": N_("REPLAYED"),
+        "in_flight": N_("IN FLIGHT"),
+        "in_use": Text("%(status)s IN USE", status=entry.status),
+        "declined": N_("402 DECLINED"),
+    }
+    return translate(words.get(entry.outcome, N_("ERROR")))
+
+
+ACTIONS = {
+    "Pay": N_("Pay"),
+    "Retry": N_("Retry"),
+    "Double-submit A": N_("Double-submit A"),
+    "Double-submit B": N_("Double-submit B"),
+    "Change amount": N_("Change amount"),
+    "Retry with a new key": N_("Retry with a new key"),
+    "Pay (second tab)": N_("Pay (second tab)"),
+}
+"""The page's buttons by their ``data-action`` names (sent as ``X-Lab-Action``)."""
+
+
+@bp.app_template_filter("action")
+def action(name: str) -> str:
+    """A request's action in the page's language; an unknown one (``API``) as sent."""
+    return translate(ACTIONS[name]) if name in ACTIONS else name
 
 
 # -- rendering helpers used by the API views too ----------------------------------
@@ -311,7 +331,7 @@ class Mark:
     name: str
     x: float
     at_ms: float
-    text: str
+    text: str | Text
 
 
 @dataclass(frozen=True)
@@ -386,35 +406,45 @@ def _began_ms(step: Step) -> float:
     return step.at_ms - float(took or 0)
 
 
-def _step_text(name: str, detail: dict[str, Any] | Any, deduplicated: bool = False) -> str:
+def _step_text(name: str, detail: dict[str, Any] | Any, deduplicated: bool = False) -> str | Text:
     """The words a step shows on the timeline; empty for steps not worth a label."""
     if name == "lookup":
-        where = "look again" if detail.get("again") else "lookup"
+        again = detail.get("again")
         if not detail.get("hit"):
-            return f"{where}: miss"
-        state = detail.get("state") or "found"
-        return f"{where}: hit ({str(state).replace('_', ' ')})"
+            return N_("look again: miss") if again else N_("lookup: miss")
+        state = {"in_progress": N_("in progress"), "completed": N_("completed")}.get(
+            str(detail.get("state")), N_("found")
+        )
+        hit = N_("look again: hit (%(state)s)") if again else N_("lookup: hit (%(state)s)")
+        return Text(hit, state=Text(state))
     if name == "fingerprint check":
-        return "fingerprint: same" if detail.get("match") else "fingerprint: DIFFERENT"
+        return N_("fingerprint: same") if detail.get("match") else N_("fingerprint: DIFFERENT")
     if name == "lock acquire":
         waited = float(detail.get("waited_ms", 0))
-        return f"lock: waited {waited:.0f} ms" if waited >= 1 else "lock: acquired"
+        if waited >= 1:
+            ms = f"{waited:.0f}"
+            return Text("lock: waited %(ms)s ms", ms=ms)
+        return N_("lock: acquired")
     if name == "gateway charge":
-        what = "gateway call (no new money)" if deduplicated else "gateway charge"
-        return f"{what}, {float(detail.get('ms', 0)):.0f} ms"
+        ms = f"{float(detail.get('ms', 0)):.0f}"
+        if deduplicated:
+            return Text("gateway call (no new money), %(ms)s ms", ms=ms)
+        return Text("gateway charge, %(ms)s ms", ms=ms)
     if name == "validate":
-        return "" if detail.get("ok") else "invalid"
+        return "" if detail.get("ok") else N_("invalid")
     if name == "gateway replay":
-        return f"gateway returned {detail.get('charge_id')} again: no new money"
+        return Text(
+            "gateway returned %(charge)s again: no new money", charge=detail.get("charge_id")
+        )
     if name == "crash":
-        return f"✕ instance crashed after {detail.get('after', '?')}"
+        return Text("✕ instance crashed after %(step)s", step=detail.get("after", "?"))
     return {
-        "no key": "no key: unprotected",
-        "reserve": "reserve (in progress)",
-        "record save": "record saved",
-        "release": "key released",
-        "reclaim": "in progress, nobody holds the lock: reclaim",
-        "step timeout": "left paused 120 s: ran on by itself",
+        "no key": N_("no key: unprotected"),
+        "reserve": N_("reserve (in progress)"),
+        "record save": N_("record saved"),
+        "release": N_("key released"),
+        "reclaim": N_("in progress, nobody holds the lock: reclaim"),
+        "step timeout": N_("left paused 120 s: ran on by itself"),
     }.get(name, "")
 
 

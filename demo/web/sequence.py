@@ -10,6 +10,7 @@ from typing import Any
 
 from ..gateway import LedgerSummary
 from ..lab import RequestEntry
+from ..text import N_, Text
 
 LANE_W = 170
 TOP = 70
@@ -24,7 +25,7 @@ class Arrow:
     row: int
     x1: float
     x2: float
-    text: str
+    text: str | Text
     colour: str
     who: str
     dashed: bool = False
@@ -36,9 +37,9 @@ class Diagram:
 
     width: int
     height: int
-    lifelines: tuple[tuple[str, float], ...]
+    lifelines: tuple[tuple[str | Text, float], ...]
     arrows: tuple[Arrow, ...]
-    notes: tuple[tuple[int, float, str, str], ...]  # row, x, text, colour
+    notes: tuple[tuple[int, float, str | Text, str], ...]  # row, x, text, colour
 
 
 def diagram(entries: Sequence[RequestEntry], summary: LedgerSummary, limit: int = 6) -> Diagram:
@@ -47,6 +48,12 @@ def diagram(entries: Sequence[RequestEntry], summary: LedgerSummary, limit: int 
     instances = sorted({e.instance for e in shown}) or ["i1"]
     names = ["Client", *(f"Instance {i}" for i in instances), "Store", "Gateway"]
     x = {name: 40 + LANE_W / 2 + n * LANE_W for n, name in enumerate(names)}
+    labels: dict[str, str | Text] = {
+        "Client": N_("Client"),
+        **{f"Instance {i}": Text("Instance %(name)s", name=i) for i in instances},
+        "Store": N_("Store"),
+        "Gateway": N_("Gateway"),
+    }
     events: list[tuple[float, int, str, RequestEntry, Mapping[str, Any]]] = []
     for order, entry in enumerate(shown):
         events.append((entry.started, order, "request", entry, {}))
@@ -58,59 +65,70 @@ def diagram(entries: Sequence[RequestEntry], summary: LedgerSummary, limit: int 
     events.sort(key=lambda e: (e[0], e[1]))
 
     arrows: list[Arrow] = []
-    notes: list[tuple[int, float, str, str]] = []
+    notes: list[tuple[int, float, str | Text, str]] = []
     row = 0
     for _, order, name, entry, detail in events:
         colour = COLOURS[order % len(COLOURS)]
         who = f"#{entry.id}"
         inst = x[f"Instance {entry.instance}"]
         if name == "request":
-            key = entry.key or "no key"
-            arrows.append(
-                Arrow(row, x["Client"], inst, f"{who} POST /charges {key[:24]}", colour, who)
-            )
+            key: str | Text = entry.key[:24] if entry.key else Text("no key")
+            text = Text("%(who)s POST /charges %(key)s", who=who, key=key)
+            arrows.append(Arrow(row, x["Client"], inst, text, colour, who))
         elif name == "lookup":
-            found = "hit" if detail.get("hit") else "miss"
-            again = "look again" if detail.get("again") else "lookup"
-            arrows.append(Arrow(row, inst, x["Store"], f"{who} {again}: {found}", colour, who))
+            arrows.append(Arrow(row, inst, x["Store"], _lookup(who, detail), colour, who))
         elif name == "lock acquire":
-            arrows.append(Arrow(row, inst, x["Store"], f"{who} lock (key)", colour, who))
+            arrows.append(
+                Arrow(row, inst, x["Store"], Text("%(who)s lock (key)", who=who), colour, who)
+            )
         elif name == "reserve":
-            arrows.append(Arrow(row, inst, x["Store"], f"{who} reserve: in progress", colour, who))
+            text = Text("%(who)s reserve: in progress", who=who)
+            arrows.append(Arrow(row, inst, x["Store"], text, colour, who))
         elif name == "gateway charge":
-            arrows.append(Arrow(row, inst, x["Gateway"], f"{who} charge", colour, who))
+            arrows.append(
+                Arrow(row, inst, x["Gateway"], Text("%(who)s charge", who=who), colour, who)
+            )
         elif name == "gateway replay":
-            arrows.append(
-                Arrow(row, x["Gateway"], inst, f"{who} same charge again", colour, who, True)
-            )
+            text = Text("%(who)s same charge again", who=who)
+            arrows.append(Arrow(row, x["Gateway"], inst, text, colour, who, True))
         elif name == "record save":
-            arrows.append(Arrow(row, inst, x["Store"], f"{who} save record", colour, who))
+            text = Text("%(who)s save record", who=who)
+            arrows.append(Arrow(row, inst, x["Store"], text, colour, who))
         elif name == "crash":
-            notes.append((row, inst, f"{who} ✕ instance crashed", colour))
+            notes.append((row, inst, Text("%(who)s ✕ instance crashed", who=who), colour))
         elif name == "answer":
-            arrows.append(
-                Arrow(
-                    row, inst, x["Client"], f"{who} {_outcome(entry, summary)}", colour, who, True
-                )
-            )
+            text = Text("%(who)s %(outcome)s", who=who, outcome=_outcome(entry, summary))
+            arrows.append(Arrow(row, inst, x["Client"], text, colour, who, True))
         else:
             continue
         row += 1
     height = TOP + max(row, 1) * ROW_H + 40
     width = int(40 * 2 + LANE_W * len(names))
-    return Diagram(width, height, tuple(x.items()), tuple(arrows), tuple(notes))
+    lifelines = tuple((labels[name], at) for name, at in x.items())
+    return Diagram(width, height, lifelines, tuple(arrows), tuple(notes))
 
 
-def _outcome(entry: RequestEntry, summary: LedgerSummary) -> str:
+def _lookup(who: str, detail: Mapping[str, Any]) -> Text:
+    if detail.get("again"):
+        found = (
+            N_("%(who)s look again: hit") if detail.get("hit") else N_("%(who)s look again: miss")
+        )
+    else:
+        found = N_("%(who)s lookup: hit") if detail.get("hit") else N_("%(who)s lookup: miss")
+    return Text(found, who=who)
+
+
+def _outcome(entry: RequestEntry, summary: LedgerSummary) -> Text:
     if not entry.delivered:
-        return "✕ no response"
+        return Text("✕ no response")
     doubled = entry.charge is not None and entry.charge.order_id in summary.doubled
+    status = entry.status
     words = {
-        "charged": "201 CHARGED" + (" — DOUBLE CHARGE" if doubled else ""),
-        "recovered": "201 (first charge again)",
-        "replayed": f"{entry.status} REPLAYED",
-        "conflict": f"{entry.status} CONFLICT",
-        "in_use": f"{entry.status} IN USE",
-        "declined": "402 DECLINED",
+        "charged": Text("201 CHARGED — DOUBLE CHARGE") if doubled else Text("201 CHARGED"),
+        "recovered": Text("201 (first charge again)"),
+        "replayed": Text("%(status)s REPLAYED", status=status),
+        "conflict": Text("%(status)s CONFLICT", status=status),
+        "in_use": Text("%(status)s IN USE", status=status),
+        "declined": Text("402 DECLINED"),
     }
-    return words.get(entry.outcome, f"{entry.status} ERROR")
+    return words.get(entry.outcome, Text("%(status)s ERROR", status=status))
