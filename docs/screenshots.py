@@ -130,6 +130,27 @@ def main() -> None:
             },
         )
         print("wrote", OUT / "scenario-menu.png")
+
+        # Presenter mode, in the race lesson after the double charge: what the room sees.
+        page.goto(f"{base}-present?present=1&lesson=race")
+        button("Double-submit").click()
+        expect(page.locator("#lesson .actual-charges")).to_have_text("2", timeout=15_000)
+        page.wait_for_timeout(500)
+        shoot(page, "presenter-mode")
+        page.get_by_role("link", name="Apply the fix").click()
+        button("Double-submit").click()
+        expect(page.locator("#lesson .achieved")).to_be_visible(timeout=15_000)
+        page.wait_for_timeout(500)
+        shoot(page, "presenter-mode-achieved")
+
+        # The Vietnamese page, as a browser that asks for Vietnamese gets it.
+        vi = browser.new_page(viewport={"width": 1280, "height": 720}, locale="vi-VN")
+        vi.goto(f"{base}-vi?lesson=lost-response")
+        vi.locator("button[data-action='Pay']").click()
+        expect(vi.locator("#notice")).to_be_visible(timeout=15_000)
+        vi.locator("button[data-action='Retry with a new key']").click()
+        expect(vi.locator("#lesson .actual-charges")).to_have_text("2", timeout=15_000)
+        shoot(vi, "vietnamese")
         browser.close()
     server.shutdown()
 
