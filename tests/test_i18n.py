@@ -14,6 +14,7 @@ from babel.messages.pofile import read_po
 from flask.testing import FlaskClient
 
 from demo import create_app
+from demo.lessons import PATH
 from demo.web.i18n import MISSING, TRANSLATIONS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -282,3 +283,50 @@ def test_an_invalid_body_keeps_its_field_errors_in_english(marking: FlaskClient)
     assert body["title"] == "Yêu cầu trừ tiền không hợp lệ"
     assert body["detail"].startswith("Hãy sửa body: ")
     assert body["errors"]["amount"].startswith("must be an integer")
+
+
+@pytest.mark.parametrize("lesson", [lesson.name for lesson in PATH])
+def test_every_lesson_is_told_in_vietnamese(marking: FlaskClient, lesson: str) -> None:
+    lab = f"vi-lesson-{lesson}"
+    assert marking.get(f"/lab/{lab}?lesson={lesson}", headers=VI).status_code == 303
+    for _ in range(3):  # every hint shown
+        marking.post(f"/lab/{lab}/lessons/{lesson}/hint", headers=HX)
+    html = _clean(_page(marking, lab))
+    assert "Bài học:" in html and "Đã hoàn thành 0/10" in html
+    assert marking.get(f"/lab/{lab}?scenario={lesson}&fixed=1", headers=VI).status_code == 303
+    _clean(_page(marking, lab))
+
+
+def test_an_achieved_lesson_and_the_instructor_view_in_vietnamese(marking: FlaskClient) -> None:
+    marking.get("/lab/vi-done?lesson=decline", headers=VI)
+    _charge(marking, "vi-done", "k1", ORDER)
+    _charge(marking, "vi-done", "k1", ORDER, "Retry")
+    marking.get("/lab/vi-done?scenario=decline&fixed=1", headers=VI)
+    _charge(marking, "vi-done", "k1", ORDER)
+    _charge(marking, "vi-done", "k1", ORDER, "Retry")
+    assert "Đã hoàn thành bài học" in _clean(_page(marking, "vi-done"))
+    token = marking.application.config["INSTRUCTOR_TOKEN"]
+    room = _clean(marking.get(f"/instructor?token={token}", headers=VI).get_data(as_text=True))
+    assert "Màn hình giảng viên" in room and "Bài học đã hoàn thành" in room
+    refused = marking.get("/instructor", headers={**VI, "Accept": "application/json"})
+    assert refused.status_code == 403
+    assert refused.get_json()["title"] == "Chỉ dành cho giảng viên"
+
+
+def test_a_replay_lab_and_a_bad_history_in_vietnamese(marking: FlaskClient) -> None:
+    _charge(marking, "vi-export", "k1", ORDER)
+    data = marking.get("/lab/vi-export/history.json").data
+    opened = marking.post("/replay", data=data, content_type="application/json", headers=VI)
+    assert opened.status_code == 303
+    html = _clean(marking.get(opened.headers["Location"], headers=VI).get_data(as_text=True))
+    assert "Bản phát lại chỉ đọc" in html
+    bad = marking.post("/replay", json=[], headers={**VI, "Accept": "application/json"})
+    assert bad.status_code == 422
+    assert bad.get_json()["title"] == "Không phải lịch sử phòng lab"
+    assert bad.get_json()["detail"].startswith("Không mở được tệp: format:")
+
+
+def test_presenter_mode_is_told_in_vietnamese(marking: FlaskClient) -> None:
+    marking.get("/lab/vi-present?present=1&lesson=race", headers=VI)
+    html = _clean(_page(marking, "vi-present"))
+    assert "Chế độ trình chiếu" in html and "Phím tắt" in html
