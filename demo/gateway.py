@@ -12,6 +12,7 @@ import time
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from .idempotency import Clock
 
@@ -44,6 +45,17 @@ class Charge:
     currency: str
     created_at: float
     replayed: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        """The charge as JSON-ready values (``created`` in seconds, unrounded)."""
+        return {
+            "id": self.id,
+            "idempotency_key": self.idempotency_key,
+            "order_id": self.order_id,
+            "amount": self.amount,
+            "currency": self.currency,
+            "created": self.created_at,
+        }
 
 
 class FakeGateway:

@@ -59,26 +59,8 @@ def export(lab: Lab) -> dict[str, Any]:
             }
             for e in entries
         ],
-        "charges": [
-            {
-                "id": c.id,
-                "idempotency_key": c.idempotency_key,
-                "order_id": c.order_id,
-                "amount": c.amount,
-                "currency": c.currency,
-                "created": c.created_at,
-            }
-            for c in lab.gateway.ledger()
-        ],
-        "emails": [
-            {
-                "id": m.id,
-                "idempotency_key": m.idempotency_key,
-                "order_id": m.order_id,
-                "charge_id": m.charge_id,
-            }
-            for m in lab.emails()
-        ],
+        "charges": [c.as_dict() for c in lab.gateway.ledger()],
+        "emails": [m.as_dict() for m in lab.emails()],
     }
 
 

@@ -281,6 +281,15 @@ class Email:
     order_id: str
     charge_id: str
 
+    def as_dict(self) -> dict[str, Any]:
+        """The e-mail as JSON-ready values."""
+        return {
+            "id": self.id,
+            "idempotency_key": self.idempotency_key,
+            "order_id": self.order_id,
+            "charge_id": self.charge_id,
+        }
+
 
 @dataclass
 class Pause:
@@ -807,14 +816,7 @@ class Lab:
 
         :raises Problem: 404 for an unknown lesson.
         """
-        lesson = LESSONS.get(name)
-        if lesson is None:
-            raise Problem(
-                404,
-                "unknown-lesson",
-                N_("No such lesson"),
-                Text("Lessons are: %(names)s.", names=", ".join(LESSONS)),
-            )
+        lesson = self._lesson_named(name)
         self.apply_scenario(name)
         with self._guard:
             self.lesson = lesson
@@ -856,7 +858,12 @@ class Lab:
     def _lesson_named(self, name: str) -> Lesson:
         lesson = LESSONS.get(name)
         if lesson is None:
-            raise Problem(404, "unknown-lesson", N_("No such lesson"), N_("No such lesson."))
+            raise Problem(
+                404,
+                "unknown-lesson",
+                N_("No such lesson"),
+                Text("Lessons are: %(names)s.", names=", ".join(LESSONS)),
+            )
         return lesson
 
     def leave_scenario(self) -> None:
@@ -974,11 +981,7 @@ class Lab:
             "clock": {"now": now, "offset_s": self.clock.offset_s},
             "charges": [
                 {
-                    "id": c.id,
-                    "idempotency_key": c.idempotency_key,
-                    "order_id": c.order_id,
-                    "amount": c.amount,
-                    "currency": c.currency,
+                    **c.as_dict(),
                     "created": int(c.created_at),
                     "double_charge": c.order_id in summary.doubled,
                 }
@@ -989,15 +992,7 @@ class Lab:
                 "intended": summary.intended,
                 "emails": len(self._mailbox),
             },
-            "emails": [
-                {
-                    "id": e.id,
-                    "idempotency_key": e.idempotency_key,
-                    "order_id": e.order_id,
-                    "charge_id": e.charge_id,
-                }
-                for e in self.emails()
-            ],
+            "emails": [e.as_dict() for e in self.emails()],
             "records": [
                 {
                     "store": where,
