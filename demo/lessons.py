@@ -44,6 +44,8 @@ class Evidence:
 
 
 Test = Callable[[Evidence], bool]
+Test1 = Callable[["RequestEntry"], bool]
+Test2 = Callable[["RequestEntry", "RequestEntry"], bool]
 
 
 @dataclass(frozen=True)
@@ -145,11 +147,8 @@ def _stepped(entry: RequestEntry) -> bool:
 
 
 def _then(ev: Evidence, first: Test1, later: Test2) -> bool:
+    """Some request passed ``first``, and a later one passed ``later`` with it."""
     return any(first(a) and later(a, b) for a, b in _pairs(ev.requests))
-
-
-Test1 = Callable[["RequestEntry"], bool]
-Test2 = Callable[["RequestEntry", "RequestEntry"], bool]
 
 
 def _lost(entry: RequestEntry) -> bool:
