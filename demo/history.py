@@ -10,6 +10,7 @@ Plain Python, no web framework.
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Mapping
 from typing import Any, TypeGuard, cast, get_args
@@ -19,6 +20,8 @@ from .gateway import Charge
 from .lab import STEP_NAMES, Email, Lab, Outcome, RequestEntry, Settings, Step
 from .problems import Problem, canonical_json
 from .text import N_, Text
+
+KEY = re.compile(r"[\x20-\x7e]{1,255}")
 
 FORMAT = "idempotency-demo/history"
 VERSION = 1
@@ -36,7 +39,7 @@ def export(lab: Lab) -> dict[str, Any]:
     "requests": [{..., "started_ms", "duration_ms", "steps": [{"step", "at_ms", ...}]}],
     "charges": [...], "emails": [...]}``; times in ms after the first request.
     """
-    entries = [e for e in lab.requests() if lab.is_current(e)]
+    entries = [e for e in lab.requests() if e.finished is not None]
     origin = entries[0].started if entries else 0.0
     return {
         "format": FORMAT,
@@ -74,7 +77,8 @@ def restore(lab: Lab, data: object) -> None:
         raise _bad(
             "format", Text('This is not a lab history (format "%(format)s").', format=FORMAT)
         )
-    if data.get("version") != VERSION:
+    version = data.get("version")
+    if type(version) is not int or version != VERSION:
         raise _bad(
             "version", Text("Only version %(version)s histories open here.", version=VERSION)
         )
@@ -84,6 +88,8 @@ def restore(lab: Lab, data: object) -> None:
     emails = [_email(m, f"emails[{i}]") for i, m in enumerate(_list(data, "emails", 500))]
     now = time.perf_counter()
     entries = [_entry(r, f"requests[{i}]", now, settings) for i, r in enumerate(requests)]
+    if len({e.id for e in entries}) < len(entries):
+        raise _bad("requests", N_("two requests have the same id"))
     offset = data.get("clock_offset_s", 0)
     if not _number(offset) or not 0 <= offset <= 10**9:
         raise _bad("clock_offset_s", N_("must be a number of seconds"))
@@ -116,12 +122,34 @@ def _list(data: Mapping[str, Any], name: str, limit: int) -> list[Any]:
     return value
 
 
+def _text(value: object) -> bool:
+    """A string the page can show and the server can encode: at most 300 characters,
+    no lone surrogates, no control characters."""
+    if not isinstance(value, str) or len(value) > 300:
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return not any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in value)
+
+
 def _str(item: Mapping[str, Any], name: str, where: str, *, optional: bool = False) -> Any:
     value = item.get(name)
     if value is None and optional:
         return None
-    if not isinstance(value, str) or len(value) > 300:
-        raise _bad(f"{where}.{name}", N_("must be a string of at most 300 characters"))
+    if not _text(value):
+        raise _bad(
+            f"{where}.{name}", N_("must be a string of at most 300 characters, no control ones")
+        )
+    return value
+
+
+def _key(item: Mapping[str, Any], name: str, where: str) -> str | None:
+    """An idempotency key as the lab keeps it: 1-255 printable ASCII characters."""
+    value = item.get(name)
+    if value is not None and not (isinstance(value, str) and KEY.fullmatch(value)):
+        raise _bad(f"{where}.{name}", N_("must be 1-255 printable ASCII characters"))
     return value
 
 
@@ -135,17 +163,28 @@ def _settings(value: object, where: str) -> Settings:
 def _charge(item: object, where: str) -> Charge:
     if not isinstance(item, Mapping):
         raise _bad(where, N_("must be an object"))
-    amount, created = item.get("amount"), item.get("created")
-    if not isinstance(amount, int) or isinstance(amount, bool) or not _number(created):
-        raise _bad(where, N_("amount must be an integer and created a number"))
+    created = item.get("created")
+    if not (_number(created) and 0 <= created <= 10**11):
+        raise _bad(f"{where}.created", N_("must be a number of seconds"))
+    body = _charge_body(
+        {k: item.get(k) for k in ("order_id", "amount", "currency")}, f"{where}.amount"
+    )
     return Charge(
         id=_str(item, "id", where),
-        idempotency_key=_str(item, "idempotency_key", where, optional=True),
-        order_id=_str(item, "order_id", where),
-        amount=amount,
-        currency=_str(item, "currency", where),
+        idempotency_key=_key(item, "idempotency_key", where),
+        order_id=body.order_id,
+        amount=body.amount,
+        currency=body.currency,
         created_at=float(created),
     )
+
+
+def _charge_body(body: object, where: str) -> ChargeRequest:
+    """The same rules as ``POST /api/charges``: a positive integer amount, and so on."""
+    try:
+        return parse_charge(canonical_json(body))
+    except (Problem, TypeError, ValueError):
+        raise _bad(where, N_("must be a valid charge body")) from None
 
 
 def _email(item: object, where: str) -> Email:
@@ -153,7 +192,7 @@ def _email(item: object, where: str) -> Email:
         raise _bad(where, N_("must be an object"))
     return Email(
         _str(item, "id", where),
-        _str(item, "idempotency_key", where, optional=True),
+        _key(item, "idempotency_key", where),
         _str(item, "order_id", where),
         _str(item, "charge_id", where),
     )
@@ -168,17 +207,14 @@ def _entry(item: object, where: str, now: float, default: Settings) -> RequestEn
     if duration_ms is not None and not (_number(duration_ms) and 0 <= duration_ms <= 10**9):
         raise _bad(f"{where}.duration_ms", N_("must be a number of ms"))
     outcome, status = item.get("outcome"), item.get("status")
-    if outcome not in OUTCOMES:
+    if outcome not in OUTCOMES or outcome == "in_flight":  # an export holds finished ones
         raise _bad(f"{where}.outcome", N_("unknown outcome"))
     if status is not None and (not isinstance(status, int) or not 100 <= status <= 599):
         raise _bad(f"{where}.status", N_("must be an HTTP status code"))
     body = item.get("body")
     charge: ChargeRequest | None = None
     if body is not None:
-        try:
-            charge = parse_charge(canonical_json(body))
-        except (Problem, TypeError, ValueError):
-            raise _bad(f"{where}.body", N_("must be a valid charge body")) from None
+        charge = _charge_body(body, f"{where}.body")
     steps = item.get("steps", [])
     if not isinstance(steps, list) or len(steps) > MAX_STEPS:
         raise _bad(f"{where}.steps", Text("must be a list of at most %(n)s steps", n=MAX_STEPS))
@@ -189,7 +225,7 @@ def _entry(item: object, where: str, now: float, default: Settings) -> RequestEn
         started=start,
         at=float(at) if _number(at) else 0.0,
         instance=_str(item, "instance", where)[:8],
-        key=_str(item, "idempotency_key", where, optional=True),
+        key=_key(item, "idempotency_key", where),
         charge=charge,
         fingerprint=_str(item, "fingerprint", where, optional=True),
         steps=[_step(s, f"{where}.steps[{i}]") for i, s in enumerate(steps)],
@@ -219,14 +255,16 @@ def _step(item: object, where: str) -> Step:
     if not isinstance(item, Mapping):
         raise _bad(where, N_("must be an object"))
     name, at_ms = item.get("step"), item.get("at_ms")
-    if name not in STEP_NAMES or not _number(at_ms):
+    if name not in STEP_NAMES or not (_number(at_ms) and 0 <= at_ms <= 10**9):
         raise _bad(where, N_("must name a known step and its at_ms"))
     detail = {
         k: v
         for k, v in item.items()
         if k not in ("step", "at_ms")
-        and isinstance(k, str)
-        and (v is None or isinstance(v, (bool, int, float, str)))
+        and _text(k)
+        and len(k) <= 40
+        and (v is None or isinstance(v, bool) or _number(v) or _text(v))
         and not (isinstance(v, str) and len(v) > 100)
+        and not (_number(v) and not isinstance(v, bool) and abs(v) > 10**9)
     }
     return Step(name, float(at_ms), detail)

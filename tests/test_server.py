@@ -57,6 +57,19 @@ def test_a_chunked_body_over_the_limit_is_413_not_cut_short(server: tuple[str, i
     assert state["charges"] == []
 
 
+def test_a_chunked_history_over_one_mebibyte_is_413_not_cut_short(
+    server: tuple[str, int],
+) -> None:
+    valid = b'{"format": "x"}'
+    padded = valid + b" " * (1024 * 1024 - len(valid)) + b"xxxx"  # valid only if cut at 1 MiB
+    response = send(
+        server, "POST", "/replay", padded,
+        Content_Type="application/json", Transfer_Encoding="chunked",
+    )  # fmt: skip
+    assert response.status == 413
+    assert response.getheader("Content-Type") == "application/problem+json"
+
+
 def test_a_small_chunked_body_is_fine(server: tuple[str, int]) -> None:
     response = send(
         server, "POST", "/lab/s2/api/charges", b'{"order_id": "42", "amount": 5}',

@@ -239,6 +239,18 @@ def test_a_history_with_a_bad_step_or_charge_is_refused(client: FlaskClient) -> 
     played(client, "w-bad")
     data = client.get("/lab/w-bad/history.json").get_json()
     for breakage in (
+        lambda d: d["requests"][0].update(action="\ud800"),  # a lone surrogate
+        lambda d: d["requests"][0].update(idempotency_key="k\u0007ey"),
+        lambda d: d["requests"][0].update(action="line\nbreak"),
+        lambda d: d["requests"][0]["steps"].append({"step": "lookup", "at_ms": 1.7e308}),
+        lambda d: d["requests"][0]["steps"].append({"step": "lookup", "at_ms": -1}),
+        lambda d: d.update(version=True),
+        lambda d: d.update(version=1.0),
+        lambda d: d["requests"].append(dict(d["requests"][0])),  # the same id twice
+        lambda d: d["requests"][0].update(outcome="in_flight"),
+        lambda d: d["charges"][0].update(amount=-5),
+        lambda d: d["charges"][0].update(amount=10**300),
+        lambda d: d["charges"][0].update(currency="dollars"),
         lambda d: d["requests"][0]["steps"].append({"step": "rm -rf", "at_ms": 1}),
         lambda d: d["charges"].append({"id": "x", "amount": "lots"}),
         lambda d: d["requests"][0].update(status=9000),
@@ -246,8 +258,10 @@ def test_a_history_with_a_bad_step_or_charge_is_refused(client: FlaskClient) -> 
     ):
         broken = json.loads(json.dumps(data))
         breakage(broken)
-        answer = client.post("/replay", json=broken, headers=JSON)
-        assert answer.status_code == 422, breakage
+        body = json.dumps(broken).encode()  # ensure_ascii: a lone surrogate travels as \ud800
+        answer = client.post("/replay", data=body, content_type="application/json", headers=JSON)
+        assert answer.status_code == 422, broken["requests"][0]
+        assert answer.mimetype == "application/problem+json"
 
 
 def test_a_history_past_one_mebibyte_is_413(client: FlaskClient) -> None:
@@ -273,3 +287,10 @@ def test_a_history_larger_than_a_charge_body_opens(client: FlaskClient) -> None:
     replay = client.get(answer.headers["Location"] + "/api/state").get_json()
     assert len(replay["requests"]) == 60
     assert replay["summary"]["charged"] == 60
+
+
+def test_a_history_with_repeated_members_is_refused_like_a_charge(client: FlaskClient) -> None:
+    body = b'{"format": "idempotency-demo/history", "format": "x", "version": 1}'
+    answer = client.post("/replay", data=body, content_type="application/json", headers=JSON)
+    assert answer.status_code == 400
+    assert answer.get_json()["type"] == "/problems/malformed-json"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flask import current_app, request
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..lab import LabRegistry
 from ..problems import Problem
@@ -29,3 +30,24 @@ def read_only_problem() -> Problem:
         N_("This lab replays an exported history: it shows what happened and runs nothing. "
            "Open a new lab to try things."),
     )  # fmt: skip
+
+
+def read_body(limit: int | None) -> bytes:
+    """The raw request body, at most ``limit`` bytes.
+
+    :raises RequestEntityTooLarge: 413 past ``limit``, chunked bodies too.
+    """
+    if request.content_length is not None or limit is None:
+        return request.get_data(cache=False)  # Content-Length was checked against the limit
+    # A chunked body has no length up front: read one byte past the limit ourselves, so
+    # a body over it is refused rather than silently cut short.
+    stream, parts, size = request.environ["wsgi.input"], [], 0
+    while size <= limit:
+        part = stream.read(limit + 1 - size)
+        if not part:
+            break
+        parts.append(part)
+        size += len(part)
+    if size > limit:
+        raise RequestEntityTooLarge()
+    return b"".join(parts)

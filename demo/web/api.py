@@ -8,14 +8,13 @@ import socket
 from typing import Any
 
 from flask import Blueprint, Response, g, jsonify, request
-from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..charges import parse_json
 from ..idempotency import Response as CoreResponse
 from ..lab import no_response
 from ..problems import Problem
 from ..text import N_, Text
-from . import is_htmx, labs, pages, read_only_problem
+from . import is_htmx, labs, pages, read_body, read_only_problem
 
 bp = Blueprint("api", __name__, url_prefix="/lab/<lab_id>/api")
 
@@ -128,21 +127,7 @@ def _json_body() -> bytes:
                 type=request.mimetype or Text("no Content-Type"),
             ),
         )
-    limit = request.max_content_length
-    if request.content_length is not None or limit is None:
-        return request.get_data(cache=False)  # Content-Length was checked against the limit
-    # A chunked body has no length up front: read one byte past the limit ourselves, so
-    # a body over it is refused rather than silently cut short.
-    stream, parts, size = request.environ["wsgi.input"], [], 0
-    while size <= limit:
-        part = stream.read(limit + 1 - size)
-        if not part:
-            break
-        parts.append(part)
-        size += len(part)
-    if size > limit:
-        raise RequestEntityTooLarge()
-    return b"".join(parts)
+    return read_body(request.max_content_length)
 
 
 def _drop_connection() -> Response:

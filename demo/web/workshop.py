@@ -12,13 +12,14 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.wrappers import Response as BaseResponse
 
 from .. import history
+from ..charges import parse_json
 from ..gateway import summarise
 from ..lab import Lab, LabRegistry
 from ..lessons import PATH
 from ..problems import Problem
 from ..scenarios import SCENARIOS
 from ..text import N_
-from . import is_htmx, labs, pages, read_only_problem
+from . import is_htmx, labs, pages, read_body, read_only_problem
 
 bp = Blueprint("workshop", __name__)
 
@@ -85,17 +86,20 @@ def replay() -> BaseResponse:
     """
     request.max_content_length = history.MAX_BYTES
     try:
-        upload = request.files.get("history")
-        raw = upload.read(history.MAX_BYTES + 1) if upload else request.get_data()
+        if request.mimetype == "multipart/form-data":
+            upload = request.files.get("history")
+            raw = upload.read(history.MAX_BYTES + 1) if upload else b""
+        else:
+            raw = read_body(history.MAX_BYTES)
     except RequestEntityTooLarge:
         raise _too_large() from None
     if len(raw) > history.MAX_BYTES:
         raise _too_large()
-    if not raw:
+    if not raw.strip():
         raise Problem(400, "no-history", N_("No history"), N_("Choose a lab history file."))
     try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
+        data = parse_json(raw)  # the API's strict rules: no repeated members, no NaN
+    except RecursionError:
         raise Problem(
             400, "malformed-json", N_("Malformed JSON"), N_("The file is not valid JSON.")
         ) from None
