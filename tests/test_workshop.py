@@ -294,3 +294,15 @@ def test_a_history_with_repeated_members_is_refused_like_a_charge(client: FlaskC
     answer = client.post("/replay", data=body, content_type="application/json", headers=JSON)
     assert answer.status_code == 400
     assert answer.get_json()["type"] == "/problems/malformed-json"
+
+
+def test_a_bad_upload_from_the_page_gets_an_html_page_not_raw_json(client: FlaskClient) -> None:
+    answer = client.post(
+        "/replay",
+        data={"history": (io.BytesIO(b"[1, 2]"), "not-a-history.json")},
+        content_type="multipart/form-data",
+        headers={"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"},
+    )
+    assert answer.status_code == 422
+    assert answer.mimetype == "text/html"
+    assert "Not a lab history" in answer.text and "Open a fresh lab" in answer.text

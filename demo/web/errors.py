@@ -46,7 +46,8 @@ def register(app: Flask) -> None:
 
 def problem_response(problem: Problem) -> Response:
     """The response for ``problem``: problem+json, or an HTML page for a browser's navigation."""
-    if request.method == "GET" and not is_htmx() and _wants_html():
+    # A browser's navigation (a link, or a form such as the history upload) gets a page.
+    if not is_htmx() and _wants_html():
         html = render_template("error.html", problem=problem.to_dict())
         return Response(html, problem.status, mimetype="text/html")
     response = Response(problem.body(), problem.status, mimetype=PROBLEM_JSON)
