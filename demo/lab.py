@@ -1074,7 +1074,8 @@ class Lab:
             return
         with self._guard:
             ev = evidence(list(self._log), self.gateway.ledger(), list(self._mailbox))
-            observe(lesson, self.progress.setdefault(lesson.name, Progress()), ev)
+            progress = self.progress.setdefault(lesson.name, Progress())
+            observe(lesson, progress, ev, time.perf_counter())
 
     def _touch(self) -> None:
         self.version = next(self._changes)

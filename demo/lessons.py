@@ -77,10 +77,15 @@ class Lesson:
 
 @dataclass
 class Progress:
-    """One lab's progress in one lesson: checks met so far, hints shown."""
+    """One lab's progress in one lesson: checks met so far (with when, as
+    ``time.perf_counter()`` seconds), hints shown."""
 
-    met: set[str] = field(default_factory=set)
+    met_at: dict[str, float] = field(default_factory=dict)
     hints: int = 0
+
+    @property
+    def met(self) -> set[str]:
+        return set(self.met_at)
 
     def achieved(self, lesson: Lesson) -> bool:
         return all(c.id in self.met for c in lesson.checks)
@@ -465,11 +470,21 @@ def evidence(
     return Evidence(done, charges, emails)
 
 
-def observe(lesson: Lesson, progress: Progress, ev: Evidence) -> bool:
-    """Mark the checks of ``lesson`` that hold on ``ev``; True when one became met."""
+def observe(lesson: Lesson, progress: Progress, ev: Evidence, now: float) -> bool:
+    """Mark the checks of ``lesson`` that hold on ``ev``; True when one became met.
+
+    Checks are met in order: "see it fail, *then* fix it". Each one looks only at the
+    requests that arrived after the check before it was met (at ``now``, perf_counter s).
+    """
     newly = False
+    since = float("-inf")
     for check in lesson.checks:
-        if check.id not in progress.met and check.test(ev):
-            progress.met.add(check.id)
-            newly = True
+        if check.id in progress.met_at:
+            since = progress.met_at[check.id]
+            continue
+        later = Evidence([e for e in ev.requests if e.started > since], ev.charges, ev.emails)
+        if not check.test(later):
+            break
+        progress.met_at[check.id] = since = now
+        newly = True
     return newly

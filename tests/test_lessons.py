@@ -216,16 +216,33 @@ def test_each_half_alone_meets_only_its_own_check(name: str) -> None:
     lab.open_lesson(name)
     fix(lab)
     fixed(lab)
-    assert lab.state()["lessons"][name]["met"] == [second]
+    assert lab.state()["lessons"][name]["met"] == []  # the fix, but nothing failed first
+    assert second != first
 
 
-def test_the_race_checks_see_lock_state_not_the_lesson_name() -> None:
+@pytest.mark.parametrize("name", list(PLAYS))
+def test_the_fix_must_come_after_the_failure(name: str) -> None:
+    """ "See it fail, then fix it": what the fix showed before the failure does not count."""
+    fail, fixed = PLAYS[name]
+    lab = new_lab(latency(name))
+    lab.open_lesson(name)
+    fix(lab)
+    fixed(lab)
+    lab.apply_scenario(name)  # without the fix again
+    fail(lab)
+    assert lab.state()["lessons"][name]["met"] == [LESSONS[name].checks[0].id]
+    assert lab.achieved() == set()
+
+
+def test_the_race_checks_see_the_lock_not_the_fix_button() -> None:
+    """Switching the lock on by hand is the fix too: the checks read what really ran."""
     lab = new_lab(latency_ms=200)
     lab.open_lesson("race")
-    fix(lab)  # lock on from the start
-    double_submit(lab)
-    double_submit(lab)
-    assert lab.state()["lessons"]["race"]["met"] == ["lock-on-once"]
+    assert double_submit(lab) == ["charged", "charged"]
+    lab.update_settings({"lock": True})
+    lab.new_order_id()
+    assert double_submit(lab, key="t1:u7:pay:order-43:v1") == ["charged", "replayed"]
+    assert lab.achieved() == {"race"}
 
 
 def test_progress_survives_a_reset_and_other_lessons_keep_theirs() -> None:
