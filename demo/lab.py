@@ -1007,6 +1007,7 @@ class Lab:
             ],
             "requests": [e.as_dict() for e in self.requests()],
             "paused": self.paused(),
+            "read_only": self.read_only,
             "lesson": self.lesson.name if self.lesson else None,
             "lessons": {
                 name: {

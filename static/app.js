@@ -282,10 +282,14 @@
       evt.preventDefault();
       return;
     }
-    if (evt.key === "Escape" && overlay && !overlay.hidden) {
-      toggleShortcuts(false);
+    if (overlay && !overlay.hidden) {
+      // The list is open: a key closes it rather than acting behind it.
+      if (evt.key === "Escape" || evt.key === " " || /^[a-z.]$/.test(evt.key)) toggleShortcuts(false);
+      evt.preventDefault();
       return;
     }
+    // A read-only replay runs nothing: only presenter mode and the list stay.
+    if (document.querySelector("#page.read-only") && evt.key !== "m") return;
     if (/^[abc]$/.test(evt.key)) {
       button = document.querySelector("[data-step-label='" + evt.key.toUpperCase() + "']:not([disabled])");
     } else if (evt.key === "." || evt.key === " ") {
@@ -312,7 +316,15 @@
   });
 
   // "Next step": the scenario's clicks one at a time, then the fix, then the next lesson.
+  // Pressing the step's button yourself (or its key) counts as doing that step.
   var nextIndex = 0;
+  document.addEventListener("click", function (evt) {
+    var el = evt.target.closest ? evt.target.closest("button[data-action]") : null;
+    var layout = document.querySelector("main[data-script]");
+    if (!el || !layout || !layout.dataset.script) return;
+    var script = layout.dataset.script.split("|");
+    if (script[nextIndex] === el.dataset.action) nextIndex += 1;
+  }, true);
   var nextQueued = false;
   function nextStep() {
     var layout = document.querySelector("main[data-script]");
@@ -329,8 +341,9 @@
       return;
     }
     if (nextIndex < script.length) {
-      clickAction(script[nextIndex]);
-      nextIndex += 1;
+      var name = script[nextIndex];
+      clickAction(name); // the click listener below moves nextIndex on
+      if (name === "Pay from two tabs") nextIndex += 1;
       return;
     }
     var onward = document.querySelector("[data-apply-fix]") || document.querySelector("[data-next-lesson]");

@@ -114,6 +114,9 @@ def test_presenter_mode_fits_a_projector_and_200_percent_zoom(
             "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
         )
         assert widths[0] <= widths[1], (width, widths)
+        # The lesson is on the first screen, before the order form.
+        box = page.locator("#lesson").bounding_box()
+        assert box is not None and box["y"] < height, (width, box)
     page.keyboard.press("m")  # presenter mode off, from the keyboard
     expect(page.locator("#page")).not_to_have_class(re.compile("present"))
 
@@ -130,6 +133,9 @@ def test_the_shortcuts_press_pay_retry_and_double_submit(
     expect(headline).to_contain_text("REPLAYED")
     page.keyboard.press("?")
     expect(page.locator("#shortcuts")).to_be_visible()
+    page.keyboard.press("p")  # with the list open, a key closes it and does nothing else
+    expect(page.locator("#shortcuts")).to_be_hidden()
+    page.keyboard.press("?")
     page.keyboard.press("Escape")
     expect(page.locator("#shortcuts")).to_be_hidden()
     page.locator("#order-id").fill("")
@@ -219,3 +225,25 @@ def test_export_then_import_gives_the_same_timeline(
     expect(page.locator(".lane")).to_have_count(2)
     assert page.locator(".lane").all_inner_texts() == lanes
     expect(page.locator("#explain .headline")).to_contain_text("409")
+
+
+def test_next_step_counts_the_buttons_you_pressed_yourself(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """Lesson 5 by hand: d, then step the lanes with a and b; "." then applies the fix."""
+    lab_id, url = lab_url(live_server, "slow")
+    page.goto(f"{url}?lesson=slow-motion")
+    expect(page.locator("#lesson")).to_be_visible()
+    page.keyboard.press("d")
+    expect(page.locator("[data-step-label=B]")).to_be_visible(timeout=10_000)
+    for _ in range(20):
+        if page.locator("[data-step-label]").count() == 0:
+            break
+        for lane in ("a", "b"):
+            page.keyboard.press(lane)
+            page.wait_for_timeout(150)
+    expect(page.locator("[data-step-label]")).to_have_count(0, timeout=10_000)
+    expect(page.locator("[data-check='stepped-double']")).to_have_class(re.compile("met"))
+    page.keyboard.press(".")  # the Double-submit step is done: onward to the fix
+    expect(page.locator("#lesson .fix-state")).to_have_text("fix ON")
+    assert len(live_server.lab(lab_id).gateway.ledger()) == 0  # the fix starts afresh
