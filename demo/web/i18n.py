@@ -40,16 +40,21 @@ class _Domain(Domain):  # type: ignore[misc]
     """Flask-Babel's domain; in tests, a msgid without a translation shows :data:`MISSING`."""
 
     def get_translations(self) -> Any:
-        translations = super().get_translations()
-        if (
-            has_request_context()
-            and current_app.config.get("I18N_MARK_MISSING")
-            and str(get_locale()) != "en"
-            and not getattr(translations, "_marked", False)
-        ):
-            translations.add_fallback(_MarkMissing())
-            translations._marked = True
-        return translations
+        if not has_request_context():
+            return super().get_translations()
+        # A panel render looks up some hundred strings: find the catalogue once a request.
+        cached = g.get("_translations")
+        if cached is None:
+            cached = super().get_translations()
+            if (
+                current_app.config.get("I18N_MARK_MISSING")
+                and str(get_locale()) != "en"
+                and not getattr(cached, "_marked", False)
+            ):
+                cached.add_fallback(_MarkMissing())
+                cached._marked = True
+            g._translations = cached
+        return cached
 
 
 def language() -> str:
