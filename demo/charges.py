@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .problems import Problem
-from .text import N_, Text
+from .text import N_, Reasons, Text
 
 MAX_AMOUNT = 10**15
 """The largest amount accepted, in minor units."""
@@ -93,28 +93,30 @@ def parse_charge(body: bytes) -> ChargeRequest:
     """
     value = parse_json(body)
     if not isinstance(value, dict):
-        raise _invalid({"body": "must be a JSON object"})
+        raise _invalid({"body": N_("must be a JSON object")})
 
-    errors: dict[str, str] = {}
+    errors: dict[str, str | Text] = {}
     for name in value:
         if name not in ALLOWED_FIELDS:
-            errors[str(name)] = "unknown field"
+            errors[str(name)] = N_("unknown field")
 
     order_id = value.get("order_id")
     if not isinstance(order_id, str) or not 1 <= len(order_id) <= 64:
-        errors["order_id"] = "must be a string of 1-64 characters"
+        errors["order_id"] = N_("must be a string of 1-64 characters")
     elif not order_id.isprintable() or order_id.strip() != order_id:
-        errors["order_id"] = "must be printable, without leading or trailing spaces"
+        errors["order_id"] = N_("must be printable, without leading or trailing spaces")
 
     amount = value.get("amount")
     if isinstance(amount, bool) or not isinstance(amount, int):
-        errors["amount"] = 'must be an integer in minor units (100000, not 100000.0 or "100000")'
+        errors["amount"] = N_(
+            'must be an integer in minor units (100000, not 100000.0 or "100000")'
+        )
     elif not 1 <= amount <= MAX_AMOUNT:
-        errors["amount"] = f"must be between 1 and {MAX_AMOUNT}"
+        errors["amount"] = Text("must be between 1 and %(max)s", max=MAX_AMOUNT)
 
     currency = value.get("currency", "VND")
     if not isinstance(currency, str) or not _CURRENCY.fullmatch(currency):
-        errors["currency"] = "must be a 3-letter upper-case code such as VND"
+        errors["currency"] = N_("must be a 3-letter upper-case code such as VND")
 
     if errors:
         raise _invalid(errors)
@@ -181,15 +183,15 @@ def _no_constant(name: str) -> Any:
     raise _Refused(Text("%(name)s is not a JSON number", name=name))
 
 
-def _invalid(errors: dict[str, str]) -> Problem:
-    fields = ", ".join(f"{name} {why}" for name, why in errors.items())
-    # The field errors stay English, as in the machine-readable ``errors`` member.
+def _invalid(errors: dict[str, str | Text]) -> Problem:
+    reasons = Reasons(errors)
+    # The sentence is translated; the machine-readable ``errors`` member stays English.
     return Problem(
         422,
         "invalid-charge",
         N_("Invalid charge request"),
-        Text("Fix the body: %(fields)s.", fields=fields),
-        errors=errors,
+        Text("Fix the body: %(fields)s.", fields=reasons),
+        errors=reasons.english(),
     )
 
 

@@ -104,7 +104,11 @@ def _bad(where: str, why: str | Text) -> Problem:
         422,
         "invalid-history",
         N_("Not a lab history"),
-        Text("The file could not be opened: %(where)s: %(why)s", where=where, why=why),
+        Text(
+            "The file could not be opened: %(where)s: %(why)s",
+            where=where,
+            why=why if isinstance(why, Text) else Text(why),
+        ),
         errors={where: str(why)},
     )
 

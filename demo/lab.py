@@ -36,7 +36,7 @@ from .idempotency import (
 from .lessons import LESSONS, Lesson, Progress, evidence, observe
 from .problems import Problem, canonical_json
 from .scenarios import SCENARIOS, Scenario
-from .text import N_, Text
+from .text import N_, Reasons, Text
 
 CHARGES_PATH = "/api/charges"
 """The path the fingerprint covers: the same in every lab, since labs never share a store."""
@@ -164,14 +164,14 @@ class Settings:
             or gives a value of the wrong type or out of range; nothing changes then.
         """
         if not isinstance(changes, Mapping):
-            raise _bad_settings({"body": "must be a JSON object of settings"})
-        errors: dict[str, str] = {}
+            raise _bad_settings({"body": N_("must be a JSON object of settings")})
+        errors: dict[str, str | Text] = {}
         for name, value in changes.items():
             if name not in self.__dataclass_fields__:
-                errors[str(name)] = "unknown setting"
+                errors[str(name)] = N_("unknown setting")
             elif isinstance(getattr(self, name), bool):
                 if not isinstance(value, bool):
-                    errors[name] = "must be true or false"
+                    errors[name] = N_("must be true or false")
             elif name in RANGES:
                 low, high = RANGES[name]
                 if (
@@ -179,22 +179,27 @@ class Settings:
                     or not isinstance(value, int)
                     or not low <= value <= high
                 ):
-                    errors[name] = f"must be an integer from {low} to {high}"
+                    errors[name] = Text(
+                        "must be an integer from %(low)s to %(high)s", low=low, high=high
+                    )
             elif value not in CHOICES[name]:
-                errors[name] = "must be one of " + ", ".join(f'"{c}"' for c in CHOICES[name])
+                errors[name] = Text(
+                    "must be one of %(choices)s",
+                    choices=", ".join(f'"{c}"' for c in CHOICES[name]),
+                )
         if errors:
             raise _bad_settings(errors)
         return replace(self, **changes)
 
 
-def _bad_settings(errors: dict[str, str]) -> Problem:
-    fields_ = ", ".join(f"{name} {why}" for name, why in errors.items())
+def _bad_settings(errors: dict[str, str | Text]) -> Problem:
+    reasons = Reasons(errors)
     return Problem(
         422,
         "invalid-settings",
         N_("Invalid settings"),
-        Text("Fix the settings: %(fields)s.", fields=fields_),
-        errors=errors,
+        Text("Fix the settings: %(fields)s.", fields=reasons),
+        errors=reasons.english(),
     )
 
 
@@ -785,6 +790,15 @@ class Lab:
             }
         self._touch()
         return scenario
+
+    def set_view(self, *, present: bool | None = None, language: str | None = None) -> None:
+        """Switch presenter mode or the page's language; every open tab follows."""
+        with self._guard:
+            if present is not None:
+                self.present = present
+            if language is not None:
+                self.language = language
+        self._touch()
 
     def load_history(
         self,

@@ -30,11 +30,16 @@ HORIZON_S = 24 * 3600
 
 @dataclass(frozen=True)
 class Evidence:
-    """What the lab holds now: finished requests (oldest first), charges and e-mails."""
+    """What the lab holds now: finished requests (oldest first), charges and e-mails.
+
+    ``requests`` are the ones a check may be met by; ``every`` also holds the earlier
+    ones (what happened before the check before it was met), for context.
+    """
 
     requests: Sequence[RequestEntry]
     charges: Sequence[Charge]
     emails: Sequence[Email]
+    every: Sequence[RequestEntry] = ()
 
     def charges_for_key(self, key: str | None) -> int:
         return sum(1 for c in self.charges if c.idempotency_key == key and not c.replayed)
@@ -250,11 +255,13 @@ PATH: tuple[Lesson, ...] = (
             "new-intent",
             N_("A new order under its own key charged once"),
             lambda ev: any(
-                a.outcome == b.outcome == "charged"
-                and a.key != b.key
-                and None not in (a.key, b.key)
-                and not _same_order(a, b)
-                for a, b in _pairs(ev.requests)
+                e.outcome == "charged"
+                and e.key is not None
+                and any(
+                    x.key not in (None, e.key) and x.started < e.started and not _same_order(x, e)
+                    for x in ev.every
+                )
+                for e in ev.requests
             ),
         ),
     ),
@@ -482,7 +489,9 @@ def observe(lesson: Lesson, progress: Progress, ev: Evidence, now: float) -> boo
         if check.id in progress.met_at:
             since = progress.met_at[check.id]
             continue
-        later = Evidence([e for e in ev.requests if e.started > since], ev.charges, ev.emails)
+        later = Evidence(
+            [e for e in ev.requests if e.started > since], ev.charges, ev.emails, ev.requests
+        )
         if not check.test(later):
             break
         progress.met_at[check.id] = since = now

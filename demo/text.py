@@ -41,6 +41,19 @@ class Text:
         return translate(self, lambda s: s)
 
 
+@dataclass(frozen=True)
+class Reasons:
+    """Field errors for a sentence: ``{"amount": N_("must be …")}`` reads, translated,
+    as "amount must be …, currency must be …". The field names stay as the API spells them.
+    """
+
+    errors: Mapping[str, str | Text]
+
+    def english(self) -> dict[str, str]:
+        """The errors in English, for the machine-readable ``errors`` member."""
+        return {name: str(why) for name, why in self.errors.items()}
+
+
 _default: list[Translator] = [lambda s: s]
 
 
@@ -53,9 +66,17 @@ def translate(message: str | Text, translator: Translator | None = None) -> str:
     """``message`` in the current language: a marked literal or a :class:`Text`."""
     lookup = translator or _default[0]
     if isinstance(message, Text):
-        params = {
-            name: translate(value, lookup) if isinstance(value, Text) else value
-            for name, value in message.params.items()
-        }
+        params = {name: _param(value, lookup) for name, value in message.params.items()}
         return lookup(message.msgid) % params if params else lookup(message.msgid)
     return lookup(message)
+
+
+def _param(value: Any, lookup: Translator) -> Any:
+    if isinstance(value, Text):
+        return translate(value, lookup)
+    if isinstance(value, Reasons):
+        return ", ".join(
+            f"{name} {translate(why if isinstance(why, Text) else Text(why), lookup)}"
+            for name, why in value.errors.items()
+        )
+    return value

@@ -155,11 +155,17 @@
     if (match && Number(match[1]) < Number(current.dataset.version)) evt.detail.shouldSwap = false;
   });
 
-  // Another tab switched this lab's scenario: this page's switches are stale, start over.
+  // Another tab switched this lab's scenario, language or presenter mode: this page is
+  // stale, start over.
   document.body.addEventListener("htmx:afterSwap", function () {
     var panels = byId("panels");
     var layout = document.querySelector("main.layout");
-    if (panels && layout && panels.dataset.scenario !== layout.dataset.scenario) {
+    var page = byId("page");
+    if (!panels || !layout || !page) return;
+    var present = page.classList.contains("present") ? "true" : "false";
+    if (panels.dataset.scenario !== layout.dataset.scenario ||
+        panels.dataset.lang !== document.documentElement.lang ||
+        panels.dataset.present !== present) {
       window.location.reload();
     }
   });
@@ -293,12 +299,9 @@
     if (/^[abc]$/.test(evt.key)) {
       button = document.querySelector("[data-step-label='" + evt.key.toUpperCase() + "']:not([disabled])");
     } else if (evt.key === "." || evt.key === " ") {
-      button = document.querySelector("[data-step-label]:not([disabled])");
-      if (!button) {
-        evt.preventDefault();
-        nextStep();
-        return;
-      }
+      evt.preventDefault();
+      nextStep();
+      return;
     } else if (KEYS[evt.key]) {
       button = document.querySelector(KEYS[evt.key]);
     }
@@ -329,13 +332,26 @@
   function nextStep() {
     var layout = document.querySelector("main[data-script]");
     var script = layout && layout.dataset.script ? layout.dataset.script.split("|") : [];
+    // Step mode: the next step is the oldest paused request's (blocked ones wait).
+    var lane = document.querySelector("[data-step-label]:not([disabled])");
+    if (lane) {
+      lane.click();
+      return;
+    }
+    if (document.querySelector("[data-step-label]")) return;
     if (inFlight > 0) {
-      // Let the last step answer first, then go on (one queued press is enough).
+      // Let the last step answer first, then go on: one queued press, kept for 2 s at most,
+      // so a press cannot fire long after, on its own.
       if (!nextQueued) {
         nextQueued = true;
-        setTimeout(function () {
-          nextQueued = false;
-          nextStep();
+        var tries = 0;
+        var timer = setInterval(function () {
+          tries += 1;
+          if (inFlight === 0 || tries >= 20) {
+            clearInterval(timer);
+            nextQueued = false;
+            if (inFlight === 0) nextStep();
+          }
         }, 100);
       }
       return;

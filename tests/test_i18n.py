@@ -330,3 +330,29 @@ def test_presenter_mode_is_told_in_vietnamese(marking: FlaskClient) -> None:
     marking.get("/lab/vi-present?present=1&lesson=race", headers=VI)
     html = _clean(_page(marking, "vi-present"))
     assert "Chế độ trình chiếu" in html and "Phím tắt" in html
+
+
+def test_the_reasons_inside_a_422_are_translated_too(marking: FlaskClient) -> None:
+    answer = marking.patch(
+        "/lab/vi-422/api/settings",
+        json={"lock": 3, "gateway_latency_ms": 9999, "nope": 1},
+        headers={**VI, "Accept": "application/json"},
+    )
+    body = answer.get_json()
+    assert answer.status_code == 422
+    assert "must be" not in body["detail"] and "unknown setting" not in body["detail"]
+    assert "lock phải là true hoặc false" in body["detail"]
+    assert body["errors"]["lock"] == "must be true or false"  # the machine's member: English
+    answer = marking.post(
+        "/lab/vi-422/api/charges",
+        json={"order_id": "42", "amount": 5.0},
+        headers={**VI, "Accept": "application/json", "Idempotency-Key": "k"},
+    )
+    assert "amount phải là số nguyên" in answer.get_json()["detail"]
+
+
+def test_amounts_use_the_language_s_digit_grouping(marking: FlaskClient) -> None:
+    _charge(marking, "vi-money", "k1", ORDER)
+    assert "100.000 VND" in _clean(_page(marking, "vi-money"))
+    english = marking.get("/lab/vi-money", headers={"Accept-Language": "en"}).text
+    assert "100,000 VND" in english  # the lab kept no language: Accept-Language decides

@@ -286,3 +286,14 @@ def test_unknown_lessons_are_404() -> None:
         with pytest.raises(Problem) as caught:
             call("nope")
         assert caught.value.status == 404
+
+
+def test_key_reuse_new_order_then_pay_is_the_fix_too() -> None:
+    """After the 409, a new order paid under its own key: the natural way, no fix button."""
+    lab = new_lab()
+    lab.open_lesson("key-reuse")
+    fail_key_reuse(lab)
+    assert pay(lab, key="t1:u7:pay:order-43:v1", body=b'{"order_id": "43", "amount": 5}') == (
+        "charged"
+    )
+    assert lab.achieved() == {"key-reuse"}

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, redirect, render_template, request, url_for
+from flask_babel import format_decimal
 from werkzeug.wrappers import Response as BaseResponse
 
 from ..explain import explain
@@ -69,7 +70,7 @@ def lab_page(lab_id: str) -> BaseResponse | str:
     """
     lab = labs().get(lab_id)
     if request.args.get("present") in ("0", "1"):
-        lab.present = request.args["present"] == "1"
+        lab.set_view(present=request.args["present"] == "1")
         if "scenario" not in request.args and "lesson" not in request.args:
             return redirect_to_lab(lab)
     lesson = request.args.get("lesson")
@@ -151,7 +152,7 @@ def set_language(lab_id: str) -> BaseResponse:
             N_("Unknown language"),
             Text("The lab speaks: %(languages)s.", languages=", ".join(LANGUAGES)),
         )
-    lab.language = choice
+    lab.set_view(language=choice)
     return redirect(url_for("pages.lab_page", lab_id=lab.id), 303)
 
 
@@ -174,8 +175,9 @@ def new_order(lab_id: str) -> str:
 
 @bp.app_template_filter("money")
 def money(amount: int, currency: str) -> str:
-    """``100000, "VND"`` → ``"100,000 VND"`` (amounts are in minor units)."""
-    return f"{amount:,} {currency}"
+    """``100000, "VND"`` → ``"100,000 VND"`` (amounts are in minor units), with the digit
+    grouping of the page's language (``"100.000 VND"`` in Vietnamese)."""
+    return f"{format_decimal(amount)} {currency}"
 
 
 @bp.app_template_filter("duration")

@@ -247,3 +247,38 @@ def test_next_step_counts_the_buttons_you_pressed_yourself(
     page.keyboard.press(".")  # the Double-submit step is done: onward to the fix
     expect(page.locator("#lesson .fix-state")).to_have_text("fix ON")
     assert len(live_server.lab(lab_id).gateway.ledger()) == 0  # the fix starts afresh
+
+
+def test_the_next_step_button_alone_walks_the_slow_motion_lesson(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """Mouse only: the Next step button steps paused lanes, then applies the fix."""
+    lab_id, url = lab_url(live_server, "mouse")
+    page.goto(f"{url}?lesson=slow-motion")
+    next_step = page.locator("#lesson [data-next-step]")
+    next_step.click()  # Double-submit: A and B stop at their first step
+    expect(page.locator("[data-step-label=B]")).to_be_visible(timeout=10_000)
+    for _ in range(40):
+        if page.locator("[data-check='stepped-double'].met").count():
+            break
+        page.locator("#lesson [data-next-step]").click()
+        page.wait_for_timeout(200)
+    expect(page.locator("[data-check='stepped-double']")).to_have_class(re.compile("met"))
+    assert len(live_server.lab(lab_id).gateway.ledger()) == 2
+    page.locator("#lesson [data-next-step]").click()  # onward: the fix, only when asked
+    expect(page.locator("#lesson .fix-state")).to_have_text("fix ON")
+
+
+def test_a_language_switch_in_one_tab_reloads_the_other(browser: Browser, live_server: Any) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, locale="en-GB")
+    first, second = context.new_page(), context.new_page()
+    _, url = lab_url(live_server, "tabs")
+    first.goto(url)
+    second.goto(url)
+    second.locator("#language-select").select_option("vi")
+    second.locator("form.language button").click()
+    expect(second.locator("html")).to_have_attribute("lang", "vi")
+    first.locator("button[data-action='Pay']").click()  # its answer tells it the news
+    expect(first.locator("html")).to_have_attribute("lang", "vi", timeout=10_000)
+    expect(first.locator("button[data-action='Pay']")).to_have_text(vietnamese("Pay"))
+    context.close()
