@@ -13,6 +13,7 @@ import math
 import re
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, TypeGuard, cast, get_args
 
 from .charges import ChargeRequest, parse_charge
@@ -67,11 +68,36 @@ def export(lab: Lab) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class History:
+    """A validated history, ready to become a replay lab (:meth:`load_into`)."""
+
+    settings: Settings
+    entries: list[RequestEntry]
+    charges: list[Charge]
+    emails: list[Email]
+    clock_offset_s: float
+
+    def load_into(self, lab: Lab) -> None:
+        """Make the fresh ``lab`` a read-only replay of this history."""
+        lab.load_history(
+            self.settings, self.entries, self.charges, self.emails, self.clock_offset_s
+        )
+
+
 def restore(lab: Lab, data: object) -> None:
     """Fill the fresh ``lab`` with an exported history and make it a read-only replay.
 
+    :raises Problem: 422 as :func:`read`; ``lab`` is unchanged then.
+    """
+    read(data, max_requests=lab.max_log).load_into(lab)
+
+
+def read(data: object, *, max_requests: int = 200) -> History:
+    """Validate an exported history (parsed JSON) before any lab is made of it.
+
     :raises Problem: 422 naming the first thing wrong when ``data`` is not a history
-        this version wrote (or is out of the lab's bounds); ``lab`` is unchanged then.
+        this version wrote, or is out of the lab's bounds.
     """
     if not isinstance(data, Mapping) or data.get("format") != FORMAT:
         raise _bad(
@@ -83,7 +109,7 @@ def restore(lab: Lab, data: object) -> None:
             "version", Text("Only version %(version)s histories open here.", version=VERSION)
         )
     settings = _settings(data.get("settings"), "settings")
-    requests = _list(data, "requests", lab.max_log)
+    requests = _list(data, "requests", max_requests)
     charges = [_charge(c, f"charges[{i}]") for i, c in enumerate(_list(data, "charges", 500))]
     emails = [_email(m, f"emails[{i}]") for i, m in enumerate(_list(data, "emails", 500))]
     now = time.perf_counter()
@@ -93,7 +119,7 @@ def restore(lab: Lab, data: object) -> None:
     offset = data.get("clock_offset_s", 0)
     if not _number(offset) or not 0 <= offset <= 10**9:
         raise _bad("clock_offset_s", N_("must be a number of seconds"))
-    lab.load_history(settings, entries, charges, emails, float(offset))
+    return History(settings, entries, charges, emails, float(offset))
 
 
 # -- validation ------------------------------------------------------------------

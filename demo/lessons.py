@@ -157,8 +157,11 @@ def _stepped(entry: RequestEntry) -> bool:
 
 
 def _then(ev: Evidence, first: Test1, later: Test2) -> bool:
-    """Some request passed ``first``, and a later one passed ``later`` with it."""
-    return any(first(a) and later(a, b) for a, b in _pairs(ev.requests))
+    """Some request passed ``first``, and a later one passed ``later`` with it. The later
+    one must be new (after the check before was met); the first may be older."""
+    recent = {id(e) for e in ev.requests}
+    pool = ev.every or ev.requests
+    return any(first(a) and later(a, b) for a, b in _pairs(pool) if id(b) in recent)
 
 
 def _lost(entry: RequestEntry) -> bool:
@@ -271,6 +274,10 @@ PATH: tuple[Lesson, ...] = (
         (
             N_("Both requests look the key up before either saves a record."),
             N_("Apply the fix switches the per-key lock on: the second request waits."),
+            N_(
+                "Ticking Lock by hand? Press New order first: the old order already has its "
+                "record, so both requests would simply replay it."
+            ),
         ),
         N_("Check-then-act needs a lock or an atomic reservation, or it is a TOCTOU race."),
         Check(

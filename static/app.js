@@ -170,6 +170,15 @@
     }
   });
 
+  // Presenter mode: when requests stop in step mode, bring their lanes on screen (a
+  // presenter remote cannot scroll).
+  var lanesShown = false;
+  document.body.addEventListener("htmx:afterSettle", function () {
+    var step = document.querySelector("#page.present #step [data-step-label]");
+    if (step && !lanesShown) byId("step").scrollIntoView({block: "start"});
+    lanesShown = step !== null;
+  });
+
   // The code view scrolls to the line where the oldest paused request stands.
   document.body.addEventListener("htmx:afterSettle", function () {
     var here = document.querySelector("pre.code .here");
@@ -214,7 +223,14 @@
     failuresOpen = null;
   });
 
-  // The key field shows what the client strategy will send.
+  // The key field shows what the client strategy will send (a scenario may start with
+  // "no key": then the field must not show one).
+  document.addEventListener("DOMContentLoaded", function () {
+    var strategy = byId("key-strategy");
+    if (strategy && strategy.value !== "stable") {
+      strategy.dispatchEvent(new Event("change", {bubbles: true}));
+    }
+  });
   document.body.addEventListener("change", function (evt) {
     if (evt.target.id !== "key-strategy") return;
     var field = byId("idempotency-key");
@@ -362,8 +378,11 @@
       if (name === "Pay from two tabs") nextIndex += 1;
       return;
     }
-    var onward = document.querySelector("[data-apply-fix]") || document.querySelector("[data-next-lesson]");
+    var onward = document.querySelector("[data-apply-fix]") ||
+      document.querySelector("[data-next-lesson]") ||
+      document.querySelector("#path .start a"); // free play: start the lessons
     if (onward) onward.click();
+    else if (script.length) showNotice(t("path_done"));
   }
 
   // "Run the steps": click the scenario's buttons one after the other, each once the

@@ -265,7 +265,7 @@ def test_hints_are_revealed_one_at_a_time_and_stop_at_the_last() -> None:
     lab = new_lab()
     lab.open_lesson("race")
     shown = [lab.show_hint("race") for _ in range(len(LESSONS["race"].hints) + 2)]
-    assert shown == [1, 2, 2, 2]
+    assert shown == [1, 2, 3, 3, 3]
     lab.reset_lesson("race")
     assert lab.state()["lessons"]["race"]["hints_shown"] == 0
 
@@ -297,3 +297,13 @@ def test_key_reuse_new_order_then_pay_is_the_fix_too() -> None:
         "charged"
     )
     assert lab.achieved() == {"key-reuse"}
+
+
+def test_lost_response_retry_with_the_same_key_after_the_new_key_counts() -> None:
+    """Pay (lost), Retry with a new key (double), then Retry with the first key: the
+    replay is new, so it counts, although its lost response came before the double."""
+    lab = new_lab()
+    lab.open_lesson("lost-response")
+    fail_lost_response(lab)
+    assert pay(lab) == "replayed"
+    assert lab.achieved() == {"lost-response"}

@@ -202,3 +202,18 @@ def test_an_answer_from_before_a_reset_does_not_explain_the_fresh_lab(app: Any) 
     app.test_client().post("/lab/p1/api/reset")
     thread.join(5)
     assert "Nothing sent yet" in pages[0] and "charged 0" in pages[0]
+
+
+def test_a_rounded_duration_never_puts_the_charge_before_the_reservation() -> None:
+    from demo.lab import Step
+    from demo.web.pages import _begin_times
+
+    steps = [
+        Step("lookup", 0.1, {"hit": False}),
+        Step("reserve", 0.3, {}),
+        Step("gateway charge", 300.6, {"ms": 300.4}),  # began at 0.2 by its rounded duration
+        Step("record save", 300.7, {}),
+    ]
+    times = _begin_times(steps)
+    assert times == sorted(times)
+    assert times[2] == 0.3

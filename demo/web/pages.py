@@ -386,12 +386,13 @@ def _cluster(group: list[RequestEntry], now: float) -> Cluster:
         start_ms = (entry.started - origin) * 1000
         end_ms = ((entry.finished or now) - origin) * 1000
         deduplicated = entry.step("gateway replay") is not None
+        steps = list(entry.steps)  # a request in flight may add a step meanwhile
         marks = tuple(
             sorted(
                 (
                     Mark(s.name, x(start_ms + at), start_ms + at, text)
-                    for s in entry.steps
-                    for at, text in [(_began_ms(s), _step_text(s.name, s.detail, deduplicated))]
+                    for s, at in zip(steps, _begin_times(steps), strict=True)
+                    for text in [_step_text(s.name, s.detail, deduplicated)]
                     if text
                 ),
                 key=lambda m: m.at_ms,
@@ -399,6 +400,17 @@ def _cluster(group: list[RequestEntry], now: float) -> Cluster:
         )
         lanes.append(Lane(entry, x(start_ms), max(x(end_ms), x(start_ms) + 4), start_ms, marks))
     return Cluster(tuple(lanes), span_ms)
+
+
+def _begin_times(steps: Sequence[Step]) -> list[float]:
+    """When each step began, in ms: never before the step traced before it (a duration
+    rounded to 0.1 ms could otherwise put the charge before the reservation)."""
+    times, previous = [], 0.0
+    for step in steps:
+        previous = max(_began_ms(step), previous)
+        times.append(previous)
+        previous = max(previous, step.at_ms)
+    return times
 
 
 def _began_ms(step: Step) -> float:

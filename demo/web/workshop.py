@@ -103,8 +103,10 @@ def replay() -> BaseResponse:
         raise Problem(
             400, "malformed-json", N_("Malformed JSON"), N_("The file is not valid JSON.")
         ) from None
+    # Validate first: a file that is not a history must not take a lab slot.
+    replayed = history.read(data, max_requests=current_app.config["LAB_MAX_LOG"])
     lab = labs().get(LabRegistry.new_id())
-    history.restore(lab, data)
+    replayed.load_into(lab)
     return pages.redirect_to_lab(lab)
 
 

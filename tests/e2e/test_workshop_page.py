@@ -282,3 +282,17 @@ def test_a_language_switch_in_one_tab_reloads_the_other(browser: Browser, live_s
     expect(first.locator("html")).to_have_attribute("lang", "vi", timeout=10_000)
     expect(first.locator("button[data-action='Pay']")).to_have_text(vietnamese("Pay"))
     context.close()
+
+
+def test_space_on_a_fresh_lab_starts_the_lessons_and_no_key_shows_no_key(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    lab_id, url = lab_url(live_server, "fresh")
+    page.goto(f"{url}?present=1")
+    page.keyboard.press(" ")  # a presenter remote on a fresh lab: lesson 1 opens
+    expect(page.locator("#lesson-title")).to_contain_text("Double-click without a key")
+    # Lesson 1 sends no key, and the key field says so instead of showing one.
+    expect(page.locator("#idempotency-key")).to_have_value("")
+    page.keyboard.press(" ")
+    expect(page.locator("#lesson .actual-charges")).to_have_text("2", timeout=10_000)
+    assert [c.idempotency_key for c in live_server.lab(lab_id).gateway.ledger()] == [None, None]
