@@ -9,6 +9,7 @@ tests fail rather than skip.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import threading
 from collections.abc import Iterator
@@ -87,3 +88,20 @@ def live_server() -> Iterator[LiveServer]:
     # No polling: what the page shows must come from the answers themselves.
     with LiveServer(create_app({"TESTING": True, "POLL_S": 600})) as server:
         yield server
+
+
+# What the browser itself reports when a connection closes with no response (the lost
+# response and the crash do exactly that), and for the lesson's own 4xx and 502 answers.
+EXPECTED_CONSOLE = re.compile(
+    r"ERR_EMPTY_RESPONSE|htmx:sendError|htmx:afterRequest|status of (40[29]|502)"
+)
+
+
+@pytest.fixture
+def errors(page: Any) -> Iterator[list[str]]:
+    """Console errors and page errors; the test fails on any the lesson does not expect."""
+    seen: list[str] = []
+    page.on("console", lambda m: seen.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: seen.append(f"page error: {exc}"))
+    yield seen
+    assert [e for e in seen if not EXPECTED_CONSOLE.search(e)] == []
