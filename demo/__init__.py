@@ -66,10 +66,12 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         max_labs=cfg["LAB_MAX"], idle_s=cfg["LAB_IDLE_S"], make_lab=make_lab
     )
 
+    from . import web
     from .web import api, errors, i18n, pages, workshop
 
     i18n.init(app)
     errors.register(app)
+    app.before_request(web.refuse_writes_to_replays)
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(workshop.bp)

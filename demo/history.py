@@ -85,14 +85,6 @@ class History:
         )
 
 
-def restore(lab: Lab, data: object) -> None:
-    """Fill the fresh ``lab`` with an exported history and make it a read-only replay.
-
-    :raises Problem: 422 as :func:`read`; ``lab`` is unchanged then.
-    """
-    read(data, max_requests=lab.max_log).load_into(lab)
-
-
 def read(data: object, *, max_requests: int = 200) -> History:
     """Validate an exported history (parsed JSON) before any lab is made of it.
 

@@ -16,7 +16,7 @@ import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal
 
 from .charges import ChargeRequest, parse_charge, parse_idempotency_key
@@ -288,12 +288,7 @@ class Email:
 
     def as_dict(self) -> dict[str, Any]:
         """The e-mail as JSON-ready values."""
-        return {
-            "id": self.id,
-            "idempotency_key": self.idempotency_key,
-            "order_id": self.order_id,
-            "charge_id": self.charge_id,
-        }
+        return asdict(self)
 
 
 @dataclass

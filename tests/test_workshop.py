@@ -306,3 +306,21 @@ def test_a_bad_upload_from_the_page_gets_an_html_page_not_raw_json(client: Flask
     assert answer.status_code == 422
     assert answer.mimetype == "text/html"
     assert "Not a lab history" in answer.text and "Open a fresh lab" in answer.text
+
+
+def test_a_replay_refuses_lessons_but_takes_its_language_and_hints(
+    client: FlaskClient,
+) -> None:
+    played(client, "w-ro2")
+    data = client.get("/lab/w-ro2/history.json").data
+    location = client.post("/replay", data=data, content_type="application/json").headers[
+        "Location"
+    ]
+    for call in (
+        lambda: client.get(location + "?lesson=race", headers=JSON),
+        lambda: client.post(location + "/lessons/race/reset", headers=JSON),
+    ):
+        assert call().status_code == 409
+    assert client.post(location + "/language", data={"language": "vi"}).status_code == 303
+    assert client.post(location + "/lessons/race/hint").status_code == 303
+    assert client.get(location + "?present=1").status_code == 303

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from flask import current_app, request
+from flask import current_app, g, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from ..lab import LabRegistry
+from ..lab import Lab, LabRegistry
 from ..problems import Problem
 from ..text import N_
 
@@ -14,6 +14,34 @@ def labs() -> LabRegistry:
     """The app's registry of labs."""
     registry: LabRegistry = current_app.extensions["labs"]
     return registry
+
+
+def current_lab() -> Lab | None:
+    """The existing lab this request addresses, if any; never creates one."""
+    lab: Lab | None = g.get("lab")  # the API's views have it already
+    lab_id = (request.view_args or {}).get("lab_id")
+    if lab is None and isinstance(lab_id, str):
+        lab = labs().peek(lab_id)
+    return lab
+
+
+READ_ONLY_SAFE = frozenset({"pages.set_language", "workshop.hint"})
+"""What a replay still accepts: the language switch and hints change nothing it shows."""
+
+
+def refuse_writes_to_replays() -> None:
+    """``before_request``: a read-only replay answers 409 to anything that would run or
+    change it (any write, and ``?scenario=`` or ``?lesson=`` links).
+
+    :raises Problem: 409 ``read-only-replay``.
+    """
+    lab = current_lab()
+    if lab is None or not lab.read_only or request.endpoint in READ_ONLY_SAFE:
+        return
+    if request.method not in ("GET", "HEAD", "OPTIONS") or {"scenario", "lesson"} & set(
+        request.args
+    ):
+        raise read_only_problem()
 
 
 def is_htmx() -> bool:

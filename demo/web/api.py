@@ -14,7 +14,7 @@ from ..idempotency import Response as CoreResponse
 from ..lab import no_response
 from ..problems import Problem
 from ..text import N_, Text
-from . import is_htmx, labs, pages, read_body, read_only_problem
+from . import is_htmx, labs, pages, read_body
 
 bp = Blueprint("api", __name__, url_prefix="/lab/<lab_id>/api")
 
@@ -24,8 +24,6 @@ JSON_TYPES = ("application/json", "application/merge-patch+json")
 @bp.url_value_preprocessor
 def _load_lab(endpoint: str | None, values: dict[str, Any] | None) -> None:
     g.lab = labs().get((values or {}).pop("lab_id", ""))
-    if g.lab.read_only and request.method not in ("GET", "HEAD", "OPTIONS"):
-        raise read_only_problem()
 
 
 @bp.after_request

@@ -17,7 +17,7 @@ from flask_babel import Babel, Domain, get_locale
 from flask_babel import gettext as babel_gettext
 
 from ..text import Text, set_translator, translate
-from . import labs
+from . import current_lab
 
 LANGUAGES = {"en": "English", "vi": "Tiếng Việt"}
 """The languages the lab speaks: code → its own name."""
@@ -59,10 +59,7 @@ class _Domain(Domain):  # type: ignore[misc]
 
 def language() -> str:
     """The request's language code: the lab's choice, ``Accept-Language``, or ``"en"``."""
-    lab = g.get("lab")  # the API's views have it already
-    lab_id = (request.view_args or {}).get("lab_id")
-    if lab is None and isinstance(lab_id, str):
-        lab = labs().peek(lab_id)
+    lab = current_lab()
     if lab is not None and lab.language in LANGUAGES:
         return str(lab.language)
     return request.accept_languages.best_match(list(LANGUAGES)) or "en"

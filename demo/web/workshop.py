@@ -19,7 +19,7 @@ from ..lessons import PATH
 from ..problems import Problem
 from ..scenarios import SCENARIOS
 from ..text import N_
-from . import is_htmx, labs, pages, read_body, read_only_problem
+from . import is_htmx, labs, pages, read_body
 
 bp = Blueprint("workshop", __name__)
 
@@ -48,18 +48,12 @@ def reset_lesson(lab_id: str, name: str) -> BaseResponse:
     :raises Problem: 404 for an unknown lesson; 409 in a read-only replay.
     """
     lab = labs().get(lab_id)
-    _writable(lab)
     lab.reset_lesson(name)
     return pages.redirect_to_lab(lab)
 
 
 def _back(lab: Lab) -> BaseResponse:
     return pages.panels_response(lab) if is_htmx() else pages.redirect_to_lab(lab)
-
-
-def _writable(lab: Lab) -> None:
-    if lab.read_only:
-        raise read_only_problem()
 
 
 # -- export and replay ---------------------------------------------------------------
