@@ -484,13 +484,12 @@ def evidence(
     return Evidence(done, charges, emails)
 
 
-def observe(lesson: Lesson, progress: Progress, ev: Evidence, now: float) -> bool:
-    """Mark the checks of ``lesson`` that hold on ``ev``; True when one became met.
+def observe(lesson: Lesson, progress: Progress, ev: Evidence, now: float) -> None:
+    """Mark the checks of ``lesson`` that hold on ``ev``.
 
     Checks are met in order: "see it fail, *then* fix it". Each one looks only at the
     requests that arrived after the check before it was met (at ``now``, perf_counter s).
     """
-    newly = False
     since = float("-inf")
     for check in lesson.checks:
         if check.id in progress.met_at:
@@ -502,5 +501,3 @@ def observe(lesson: Lesson, progress: Progress, ev: Evidence, now: float) -> boo
         if not check.test(later):
             break
         progress.met_at[check.id] = since = now
-        newly = True
-    return newly

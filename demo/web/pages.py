@@ -65,8 +65,11 @@ def lab_page(lab_id: str) -> BaseResponse | str:
     """The lab: order form, buttons, switches, and the panels.
 
     ``?scenario=<name>`` (a shareable link) starts that scenario afresh, with its fix if
-    ``fixed=1``; ``scenario=none`` leaves it. Then it redirects to the plain lab address,
-    keeping ``run=1``, which makes the page click the scenario's steps itself.
+    ``fixed=1``; ``scenario=none`` leaves it; ``?lesson=<name>`` opens a lesson of the path;
+    ``?present=1`` / ``0`` switches presenter mode. Each redirects (303) to the plain lab
+    address, keeping ``run=1``, which makes the page click the scenario's steps itself.
+
+    :raises Problem: 404 for an unknown scenario or lesson.
     """
     lab = labs().get(lab_id)
     if request.args.get("present") in ("0", "1"):
@@ -83,9 +86,7 @@ def lab_page(lab_id: str) -> BaseResponse | str:
             lab.leave_scenario()
         else:
             lab.apply_scenario(name, fixed=request.args.get("fixed") == "1")
-        if request.args.get("run") == "1" and name != "none":
-            return redirect(url_for("pages.lab_page", lab_id=lab.id, run="1"), 303)
-        return redirect(url_for("pages.lab_page", lab_id=lab.id), 303)
+        return redirect_to_lab(lab, run=request.args.get("run") == "1" and name != "none")
     last = lab.latest_charge()
     order_id = lab.current_order
     amount = last.amount if last and last.order_id == order_id else 100_000
