@@ -223,26 +223,33 @@
     failuresOpen = null;
   });
 
-  // The key field shows what the client strategy will send (a scenario may start with
-  // "no key": then the field must not show one).
-  document.addEventListener("DOMContentLoaded", function () {
+  // The key field shows what the client strategy will send: when the strategy changes,
+  // when the page loads (a scenario may start with "no key"), and after New order.
+  function showStrategy() {
     var strategy = byId("key-strategy");
-    if (strategy && strategy.value !== "stable") {
-      strategy.dispatchEvent(new Event("change", {bubbles: true}));
-    }
-  });
-  document.body.addEventListener("change", function (evt) {
-    if (evt.target.id !== "key-strategy") return;
     var field = byId("idempotency-key");
     var order = byId("order-id");
-    if (evt.target.value === "stable" && order) {
-      field.value = order.dataset.keyTemplate.replace("{order}", order.value);
-      field.dataset.derived = "true";
+    if (!strategy || !field) return;
+    if (strategy.value === "stable") {
+      if (order && field.dataset.derived !== "true") {
+        field.value = order.dataset.keyTemplate.replace("{order}", order.value);
+        field.dataset.derived = "true";
+      }
     } else {
       field.value = "";
-      field.placeholder = t(evt.target.value === "none" ? "no_key_placeholder" : "random_key_placeholder");
+      field.placeholder = t(strategy.value === "none" ? "no_key_placeholder" : "random_key_placeholder");
       field.dataset.derived = "false";
     }
+  }
+  showStrategy();
+  document.body.addEventListener("change", function (evt) {
+    if (evt.target.id === "key-strategy") {
+      byId("idempotency-key").dataset.derived = "false"; // derive the key afresh
+      showStrategy();
+    }
+  });
+  document.body.addEventListener("htmx:afterSwap", function (evt) {
+    if (evt.detail.target && evt.detail.target.id === "order-form") showStrategy();
   });
 
   // Problem+json answers to htmx carry HX-Reswap: none and this event.
