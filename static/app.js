@@ -296,6 +296,13 @@
   document.addEventListener("keydown", function (evt) {
     var target = evt.target;
     if (evt.ctrlKey || evt.metaKey || evt.altKey) return;
+    var open = byId("shortcuts") && !byId("shortcuts").hidden;
+    if (open && (evt.key === "Escape" || evt.key === "?")) {
+      // The list is open: Esc or ? closes it, whatever has the focus.
+      toggleShortcuts(false);
+      evt.preventDefault();
+      return;
+    }
     var stepping = document.querySelector("[data-step-label]") !== null;
     var clickable = target && (target.tagName === "BUTTON" || target.type === "checkbox");
     if (target && (target.isContentEditable || /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(target.tagName))) {
@@ -335,6 +342,10 @@
   });
 
   document.addEventListener("click", function (evt) {
+    if (evt.target.id === "shortcuts") {
+      toggleShortcuts(false); // a click on the backdrop, outside the list
+      return;
+    }
     var target = evt.target.closest ? evt.target.closest("[data-next-step], [data-shortcuts]") : null;
     if (!target) return;
     if (target.hasAttribute("data-shortcuts")) toggleShortcuts();

@@ -127,6 +127,13 @@ def test_the_shortcuts_press_pay_retry_and_double_submit(
     page.keyboard.press("?")
     page.keyboard.press("Escape")
     expect(page.locator("#shortcuts")).to_be_hidden()
+    page.get_by_role("button", name="Shortcuts").click()  # the focus is on a button now
+    expect(page.locator("#shortcuts")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(page.locator("#shortcuts")).to_be_hidden()
+    page.get_by_role("button", name="Shortcuts").click()
+    page.locator("#shortcuts").click(position={"x": 5, "y": 5})  # the backdrop
+    expect(page.locator("#shortcuts")).to_be_hidden()
     page.locator("#order-id").fill("")
     page.locator("#order-id").type("7dp")  # typed into a field: no shortcut fires
     expect(page.locator("#order-id")).to_have_value("7dp")
