@@ -67,7 +67,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     )
 
     from . import web
-    from .web import api, errors, i18n, pages, workshop
+    from .web import api, errors, headers, i18n, pages, workshop
 
     i18n.init(app)
     errors.register(app)
@@ -75,4 +75,5 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(workshop.bp)
+    app.wsgi_app = headers.strip_field_values(app.wsgi_app)  # type: ignore[method-assign,assignment]
     return app

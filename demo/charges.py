@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+import sys
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,12 +21,79 @@ MAX_AMOUNT = 10**15
 """The largest amount accepted, in minor units."""
 
 MAX_KEY_LENGTH = 255
-"""Stripe's limit for an idempotency key."""
+"""Stripe's limit for an idempotency key, in characters (the key, not its quoted form)."""
+
+MAX_KEY_FIELD_LENGTH = 2 * MAX_KEY_LENGTH + 2
+"""The longest ``Idempotency-Key`` field value that can hold a valid key: 512 characters,
+a quoted key of 255 characters that are all ``"`` or ``\\`` (each sent escaped, as two)."""
+
+MAX_ORDER_ID_LENGTH = 64
+"""The longest ``order_id``, in characters (code points)."""
 
 ALLOWED_FIELDS = ("order_id", "amount", "currency")
-_CURRENCY = re.compile(r"[A-Z]{3}")
+CURRENCY_PATTERN = "[A-Z]{3}"
+_CURRENCY = re.compile(CURRENCY_PATTERN)
 _PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]+")
 _SF_STRING = re.compile(r'"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"')
+
+OWS = " \t"
+"""Optional whitespace around a header field value: no part of the value (RFC 9110 §5.5)."""
+
+# The key as a header value, after OWS is stripped: bare (printable ASCII, no comma, not
+# starting with a quote), or one structured-field string of 1-255 characters (RFC 8941
+# §3.3.3), no comma either way. The OpenAPI document carries this same pattern.
+_END = r"(?!\n)$"
+"""The end of the value: Python's ``$`` would also match before a final newline."""
+_BARE_FIRST = r"[\x21\x23-\x2b\x2d-\x7e]"
+_BARE_INNER = r"[\x20-\x2b\x2d-\x7e]"
+_BARE_LAST = r"[\x21-\x2b\x2d-\x7e]"
+_QUOTED_CHAR = r'(?:[\x20\x21\x23-\x2b\x2d-\x5b\x5d-\x7e]|\\["\\])'
+KEY_FIELD_PATTERN = (
+    f"^(?:{_BARE_FIRST}(?:{_BARE_INNER}{{0,{MAX_KEY_LENGTH - 2}}}{_BARE_LAST})?"
+    f'|"{_QUOTED_CHAR}{{1,{MAX_KEY_LENGTH}}}"){_END}'
+)
+"""A regular expression (Python and ECMA-262 alike) for a valid ``Idempotency-Key`` value,
+its surrounding spaces and tabs stripped. A quoted key of spaces only is refused too."""
+
+BLANK_QUOTED_KEY_PATTERN = '^" *"$'
+"""A quoted key of spaces only: refused as empty, though :data:`KEY_FIELD_PATTERN` fits."""
+
+
+def _not_printable(surrogates: bool) -> str:
+    """A character class body for what is not printable in an order id: Unicode control
+    (Cc), format (Cf), private-use (Co) and separator (Zl, Zp, Zs but U+0020) characters,
+    and with ``surrogates`` lone surrogates (Cs). Unassigned code points are allowed: a
+    newer Unicode may assign them. Built from this Python's ``unicodedata``."""
+    refused = {"Cc", "Cf", "Co", "Zl", "Zp", "Zs"} | ({"Cs"} if surrogates else set())
+    ranges: list[tuple[int, int]] = []
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        if char != " " and unicodedata.category(char) in refused:
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1] = (ranges[-1][0], code)
+            else:
+                ranges.append((code, code))
+    return "".join(_class_range(low, high) for low, high in ranges)
+
+
+def _class_range(low: int, high: int) -> str:
+    # \uXXXX reads the same in Python and ECMA-262; an astral character is written as
+    # itself, which both read as one character (with the ``u`` flag in ECMA-262).
+    def one(code: int) -> str:
+        return f"\\u{code:04x}" if code <= 0xFFFF else chr(code)
+
+    return one(low) if low == high else f"{one(low)}-{one(high)}"
+
+
+def _order_id_pattern(surrogates: bool) -> str:
+    bad = _not_printable(surrogates)
+    return f"^[^ {bad}](?:[^{bad}]*[^ {bad}])?{_END}"
+
+
+ORDER_ID_PATTERN = _order_id_pattern(surrogates=False)
+"""``order_id`` is printable, without a space at either end: the pattern in the OpenAPI
+document. Lone surrogates are refused too (a JSON Schema string cannot hold one)."""
+_ORDER_ID = re.compile(_order_id_pattern(surrogates=True))
 
 
 @dataclass(frozen=True)
@@ -88,6 +157,10 @@ def parse_charge(body: bytes) -> ChargeRequest:
     Number rule: ``amount`` must be a JSON integer. ``100000.0`` is refused with 422
     rather than read as ``100000``; ``true`` is not 1.
 
+    ``order_id`` (1-64 characters, :data:`ORDER_ID_PATTERN`) is kept exactly as sent, with
+    no Unicode normalisation: ``Café`` in NFC and in NFD are two different orders, so
+    the two bodies under one key answer 409.
+
     :raises Problem: 400 when the body is not JSON (or repeats a member), 422 when it is
         JSON but not a valid charge; ``errors`` lists each field's problem.
     """
@@ -101,9 +174,9 @@ def parse_charge(body: bytes) -> ChargeRequest:
             errors[str(name)] = N_("unknown field")
 
     order_id = value.get("order_id")
-    if not isinstance(order_id, str) or not 1 <= len(order_id) <= 64:
+    if not isinstance(order_id, str) or not 1 <= len(order_id) <= MAX_ORDER_ID_LENGTH:
         errors["order_id"] = N_("must be a string of 1-64 characters")
-    elif not order_id.isprintable() or order_id.strip() != order_id:
+    elif not _ORDER_ID.fullmatch(order_id):
         errors["order_id"] = N_("must be printable, without leading or trailing spaces")
 
     amount = value.get("amount")
@@ -127,30 +200,39 @@ def parse_charge(body: bytes) -> ChargeRequest:
 def parse_idempotency_key(values: list[str]) -> str | None:
     """The key from the ``Idempotency-Key`` header values, or ``None`` when there is none.
 
-    A key is 1-255 printable ASCII characters, without a comma when sent bare: HTTP
-    joins repeated headers with commas, so a bare comma cannot be told from two
-    headers (quote the key to include one). The IETF draft sends it as a
-    structured-field string (``"abc"``) and Stripe sends it bare (``abc``); both name
-    the same key ``abc``, so a client of either style gets the same record.
+    Spaces and tabs around the value are no part of it (RFC 9110 §5.5): ``pay-1   `` and
+    ``"pay-1" `` name the key ``pay-1``; inside quotes spaces count (``" pay-1"`` is
+    another key). A key is 1-255 printable ASCII characters without a comma. The IETF
+    draft sends it as a structured-field string (``"abc"``, RFC 8941 §3.3.3) and Stripe
+    sends it bare (``abc``); both name the same key ``abc``, so a client of either style
+    gets the same record.
 
-    :raises Problem: 400 when the header is repeated, empty, too long, or holds
-        control or non-ASCII characters.
+    Repeated header lines: a WSGI server hands the app one value, the lines joined by
+    ``","`` (Werkzeug's development server) or ``", "`` (waitress, Werkzeug's test
+    client), so a comma is the only trace of a second line. No key may hold a comma,
+    quoted or not, so every repeated header is refused, under any of those servers
+    (``"a`` and ``b"`` join into ``"a, b"``: refused). A list of several values (a caller
+    that keeps the lines apart) is refused too.
+
+    :raises Problem: 400 when the header is repeated, holds a comma, is empty, too long,
+        or holds control or non-ASCII characters.
     """
     if not values:
         return None
     if len(values) > 1:
         raise _bad_key(N_("Send one Idempotency-Key header, not several."))
-    raw = values[0]
+    raw = values[0].strip(OWS)
+    if "," in raw:
+        raise _bad_key(
+            N_(
+                "The Idempotency-Key value holds a comma. Servers join repeated "
+                "Idempotency-Key headers into one value with commas, so a comma cannot be "
+                "told from a second header: send one header, with a key without commas."
+            )
+        )
     quoted = _SF_STRING.fullmatch(raw)
     if not quoted and raw.startswith('"'):
         raise _bad_key(N_('A quoted key must be one structured-field string, e.g. "abc".'))
-    if not quoted and "," in raw:
-        raise _bad_key(
-            N_(
-                "A bare key may not hold a comma: repeated Idempotency-Key headers arrive "
-                "joined by commas. Send one header, and quote a key that holds a comma."
-            )
-        )
     key = re.sub(r"\\(.)", r"\1", quoted.group(1)) if quoted else raw
     if not key.strip():
         raise _bad_key(N_("The Idempotency-Key header is empty."))

@@ -116,15 +116,12 @@ def reset() -> Response:
 def _json_body() -> bytes:
     """The raw body, once its media type is JSON; 413 past ``MAX_CONTENT_LENGTH``."""
     if request.mimetype not in JSON_TYPES:
-        raise Problem(
-            415,
-            "unsupported-media-type",
-            N_("Unsupported Media Type"),
-            Text(
-                "Send the body as application/json, not %(type)s.",
-                type=request.mimetype or Text("no Content-Type"),
-            ),
+        detail: str | Text = (
+            Text("Send the body as application/json, not %(type)s.", type=request.mimetype)
+            if request.mimetype
+            else N_("The request has no Content-Type header: send the body as application/json.")
         )
+        raise Problem(415, "unsupported-media-type", N_("Unsupported Media Type"), detail)
     return read_body(request.max_content_length)
 
 
