@@ -59,20 +59,21 @@ BLANK_QUOTED_KEY_PATTERN = '^" *"$'
 """A quoted key of spaces only: refused as empty, though :data:`KEY_FIELD_PATTERN` fits."""
 
 
-def _not_printable(surrogates: bool) -> str:
+def _not_printable() -> str:
     """A character class body for what is not printable in an order id: Unicode control
-    (Cc), format (Cf), private-use (Co) and separator (Zl, Zp, Zs but U+0020) characters,
-    and with ``surrogates`` lone surrogates (Cs). Unassigned code points are allowed: a
-    newer Unicode may assign them. Built from this Python's ``unicodedata``."""
-    refused = {"Cc", "Cf", "Co", "Zl", "Zp", "Zs"} | ({"Cs"} if surrogates else set())
-    ranges: list[tuple[int, int]] = []
-    for code in range(sys.maxunicode + 1):
-        char = chr(code)
-        if char != " " and unicodedata.category(char) in refused:
-            if ranges and ranges[-1][1] == code - 1:
-                ranges[-1] = (ranges[-1][0], code)
-            else:
-                ranges.append((code, code))
+    (Cc), format (Cf) and separator (Zl, Zp, Zs but U+0020) characters, the invisible
+    ones. Unassigned code points (a newer Unicode may assign them) and private-use ones
+    (a font may draw them) are allowed. Built from this Python's ``unicodedata``, so the
+    document and the check share one Unicode version."""
+    refused = {"Cc", "Cf", "Zl", "Zp", "Zs"}
+    category = unicodedata.category
+    codes = [c for c in range(sys.maxunicode + 1) if category(chr(c)) in refused and c != 0x20]
+    ranges: list[list[int]] = []
+    for code in codes:
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1][1] = code
+        else:
+            ranges.append([code, code])
     return "".join(_class_range(low, high) for low, high in ranges)
 
 
@@ -85,15 +86,15 @@ def _class_range(low: int, high: int) -> str:
     return one(low) if low == high else f"{one(low)}-{one(high)}"
 
 
-def _order_id_pattern(surrogates: bool) -> str:
-    bad = _not_printable(surrogates)
-    return f"^[^ {bad}](?:[^{bad}]*[^ {bad}])?{_END}"
+def _order_id_pattern(refused: str) -> str:
+    return f"^[^ {refused}](?:[^{refused}]*[^ {refused}])?{_END}"
 
 
-ORDER_ID_PATTERN = _order_id_pattern(surrogates=False)
+_NOT_PRINTABLE = _not_printable()
+ORDER_ID_PATTERN = _order_id_pattern(_NOT_PRINTABLE)
 """``order_id`` is printable, without a space at either end: the pattern in the OpenAPI
 document. Lone surrogates are refused too (a JSON Schema string cannot hold one)."""
-_ORDER_ID = re.compile(_order_id_pattern(surrogates=True))
+_ORDER_ID = re.compile(_order_id_pattern(_NOT_PRINTABLE + r"\ud800-\udfff"))
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """The OpenAPI 3.1 document of the lab's HTTP API, served at ``/openapi.json``.
 
-Built from the same constants the code validates with (settings' choices and ranges,
-the key and amount limits, the problem types), so the document cannot drift from them
-silently; a test checks it against the app's real routes.
+The schemas come from the objects that check requests (:mod:`demo.openapi_schemas`), so
+the document cannot drift from them silently; ``tests/test_openapi.py`` checks it against
+the app's real routes and runs schemathesis against it.
 """
 
 from __future__ import annotations
@@ -10,17 +10,16 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from .charges import MAX_AMOUNT, MAX_KEY_LENGTH
-from .lab import CHOICES, MAX_ADVANCE_S, RANGES, Settings
+from . import openapi_schemas as schemas
 
 PROBLEM = {"$ref": "#/components/responses/Problem"}
-LESSON = {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}
-TOKEN = {
-    "name": "token",
-    "in": "query",
-    "required": True,
-    "schema": {"type": "string"},
-    "description": "The instructor token the server printed at start-up",
+REPLAYED = {
+    "description": "`true` on a replay of the stored response (Stripe's header)",
+    "schema": {"enum": ["true"]},
+}
+RETRY_AFTER = {
+    "description": "Seconds to wait before trying again (RFC 9110 §10.2.3)",
+    "schema": {"type": "string", "pattern": "^[0-9]+$"},
 }
 LAB_ID = {
     "name": "lab_id",
@@ -29,500 +28,348 @@ LAB_ID = {
     "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"},
     "description": "The lab: 1-64 characters of letters, digits, '-' and '_'.",
 }
+LESSON = {
+    "name": "name",
+    "in": "path",
+    "required": True,
+    "schema": {"enum": schemas.LESSON_NAMES},
+    "description": "A lesson of the path; another name is 404.",
+}
+TOKEN = {
+    "name": "token",
+    "in": "query",
+    "required": True,
+    "schema": {"type": "string"},
+    "description": "The instructor token the server printed at start-up (else 403)",
+}
+DESCRIPTION = (
+    "An interactive lab that teaches idempotency keys. Every error is "
+    "application/problem+json (RFC 9457); a 405 lists the allowed methods in `Allow` "
+    "(RFC 9110 §15.5.6). Header values are read without the spaces and tabs around them "
+    "(RFC 9110 §5.5). Order ids are compared exactly, with no Unicode normalisation: "
+    "`Café` in NFC and in NFD are two orders, so one key with both answers 409. Integers "
+    "are JSON integers: 24.0 is refused with 422 wherever an integer is expected."
+)
 
 
-def _json(ref: str) -> dict[str, Any]:
-    return {"application/json": {"schema": {"$ref": f"#/components/schemas/{ref}"}}}
+@functools.cache
+def document(languages: tuple[str, ...]) -> dict[str, Any]:
+    """The OpenAPI 3.1 document as a dict (built once per list of ``languages``, the codes
+    ``POST /lab/{lab_id}/language`` accepts)."""
+    paths = {**_pages(), **_forms(languages), **_workshop(), **_room(), **_api()}
+    for item in paths.values():
+        for method, operation in item.items():
+            if method != "parameters":
+                operation["responses"].setdefault("405", _ref("MethodNotAllowed"))
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "idempotency-demo", "version": "0.1.0", "description": DESCRIPTION},
+        "paths": paths,
+        "components": {"responses": _responses(), "schemas": schemas.schemas()},
+    }
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/responses/{name}"}
+
+
+def _op(summary: str, responses: dict[str, Any], **more: Any) -> dict[str, Any]:
+    """An operation: 404 for a bad lab id and 503 for a full room come with every lab."""
+    return {"summary": summary, **more, "responses": responses}
+
+
+def _lab(summary: str, responses: dict[str, Any], **more: Any) -> dict[str, Any]:
+    return _op(summary, {**responses, "404": PROBLEM, "503": _ref("LabsFull")}, **more)
+
+
+def _problems(*codes: str) -> dict[str, Any]:
+    return {code: PROBLEM for code in codes}
 
 
 def _html(description: str) -> dict[str, Any]:
     return {"description": description, "content": {"text/html": {"schema": {"type": "string"}}}}
 
 
-def _settings_schema() -> dict[str, Any]:
-    defaults = Settings()
-    properties: dict[str, Any] = {}
-    for name, default in defaults.as_dict().items():
-        if isinstance(default, bool):
-            properties[name] = {"type": "boolean"}
-        elif name in RANGES:
-            low, high = RANGES[name]
-            properties[name] = {"type": "integer", "minimum": low, "maximum": high}
-        else:
-            properties[name] = {"enum": list(CHOICES[name])}
-        properties[name]["default"] = default
-    return {"type": "object", "additionalProperties": False, "properties": properties}
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
 
 
-@functools.cache
-def document() -> dict[str, Any]:
-    """The OpenAPI 3.1 document as a dict (built once)."""
-    doc = _document()
-    for item in doc["paths"].values():
-        for method, operation in item.items():
-            if method != "parameters":
-                operation["responses"].setdefault("405", PROBLEM)  # any other method
-    return doc
+def _query(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"name": name, "in": "query", "schema": schema, "description": description}
 
 
-def _document() -> dict[str, Any]:
-    settings = _settings_schema()
+def _form(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": schema}}}
+
+
+def _page_links() -> list[dict[str, Any]]:
+    """The lab page's link parameters: each only *offers* its change, which a POST makes."""
+    flag = {"enum": ["0", "1"]}
+    return [
+        _query(
+            "scenario",
+            {"enum": [*schemas.SCENARIO_NAMES, "none"]},
+            "Offers this failure-lab scenario (`none`: leaving it); another name is 404.",
+        ),
+        _query("fixed", flag, "With `scenario`: offers it with its fix on (`1`)."),
+        _query("run", flag, "With `scenario` or `lesson`: the offer runs the steps (`1`)."),
+        _query(
+            "lesson",
+            {"enum": schemas.LESSON_NAMES},
+            "Offers this lesson of the path; another name is 404.",
+        ),
+        _query("present", flag, "Offers presenter mode on (`1`) or off (`0`)."),
+    ]
+
+
+def _at(method: str, operation: dict[str, Any], *params: dict[str, Any]) -> dict[str, Any]:
+    """A path item under a lab: ``lab_id`` (and ``params``) for its one ``method``."""
+    return {"parameters": [LAB_ID, *params], method: operation}
+
+
+def _pages() -> dict[str, Any]:
+    """The HTML pages and their fragments. Query values a page does not use are ignored."""
+    svg = {"description": "SVG", "content": {"image/svg+xml": {"schema": {"type": "string"}}}}
+    since = [
+        _query("since", {"type": "string"}, "The version the page shows"),
+        _query("settings_version", {"type": "string"}, "The settings' version it shows"),
+    ]
+    lab_page = _lab(
+        "The lab page. A link's scenario, lesson or presenter mode is only offered: the "
+        "GET changes nothing, and one click (a POST) applies it",
+        {"200": _html("The lab page"), "303": {"description": "To the plain lab address"}},
+        parameters=_page_links(),
+    )
     return {
-        "openapi": "3.1.0",
-        "info": {
-            "title": "idempotency-demo",
-            "version": "0.1.0",
-            "description": "An interactive lab that teaches idempotency keys. Every error is "
-            "application/problem+json (RFC 9457).",
+        "/": {
+            "get": _op(
+                "Redirect to a fresh lab with an unguessable id",
+                {"303": {"description": "See Other: the new lab's page"}},
+            )
         },
-        "paths": {
-            "/": {
-                "get": {
-                    "summary": "Redirect to a fresh lab with an unguessable id",
-                    "responses": {"303": {"description": "See Other: the new lab's page"}},
-                }
-            },
-            "/openapi.json": {
-                "get": {
-                    "summary": "This document",
-                    "responses": {
-                        "200": {
-                            "description": "OpenAPI 3.1",
-                            "content": {"application/json": {"schema": {"type": "object"}}},
-                        }
-                    },
-                }
-            },
-            "/lab/{lab_id}": {
-                "parameters": [LAB_ID],
-                "get": {
-                    "summary": "The lab page; ?scenario=<name> starts a scenario and redirects",
-                    "parameters": [
-                        {"name": "scenario", "in": "query", "schema": {"type": "string"}},
-                        {"name": "fixed", "in": "query", "schema": {"enum": ["0", "1"]}},
-                        {"name": "run", "in": "query", "schema": {"enum": ["0", "1"]}},
-                    ],
-                    "responses": {
-                        "200": _html("The lab page"),
-                        "303": {"description": "Scenario applied; see the plain lab address"},
-                        "404": PROBLEM,
-                        "503": PROBLEM,
-                    },
-                },
-            },
-            "/lab/{lab_id}/panels": {
-                "parameters": [LAB_ID],
-                "get": {
-                    "summary": "The panels fragment the page polls",
-                    "parameters": [
-                        {"name": "since", "in": "query", "schema": {"type": "string"}},
-                        {"name": "settings_version", "in": "query", "schema": {"type": "string"}},
-                    ],
-                    "responses": {
-                        "200": _html("The panels"),
-                        "204": {"description": "Nothing changed since `since`"},
-                        "404": PROBLEM,
-                        "503": PROBLEM,
-                    },
-                },
-            },
-            "/lab/{lab_id}/sequence.svg": {
-                "parameters": [LAB_ID],
-                "get": {
-                    "summary": "The sequence diagram of the last requests (SVG)",
-                    "parameters": [{"name": "download", "in": "query", "schema": {"enum": ["1"]}}],
-                    "responses": {
-                        "200": {
-                            "description": "SVG",
-                            "content": {"image/svg+xml": {"schema": {"type": "string"}}},
-                        },
-                        "404": PROBLEM,
-                        "503": PROBLEM,
-                    },
-                },
-            },
-            "/lab/{lab_id}/language": {
-                "parameters": [LAB_ID],
-                "post": {
-                    "summary": "Switch the lab's language (form field language: en or vi)",
-                    "requestBody": {
-                        "content": {
-                            "application/x-www-form-urlencoded": {
-                                "schema": {
-                                    "type": "object",
-                                    "properties": {"language": {"enum": ["en", "vi"]}},
-                                }
-                            }
-                        }
-                    },
-                    "responses": {
-                        "303": {"description": "Back to the lab page, in that language"},
-                        "404": PROBLEM,
-                        "422": PROBLEM,
-                        "503": PROBLEM,
-                    },
-                },
-            },
-            "/lab/{lab_id}/lessons/{name}/hint": {
-                "parameters": [LAB_ID, LESSON],
-                "post": {
-                    "summary": "Reveal the lesson's next hint",
-                    "responses": {
-                        "200": _html("The panels (htmx)"),
-                        "303": {"description": "Back to the lab page"},
-                        "404": PROBLEM,
-                        "503": PROBLEM,
-                    },
-                },
-            },
-            "/lab/{lab_id}/lessons/{name}/reset": {
-                "parameters": [LAB_ID, LESSON],
-                "post": {
-                    "summary": "Forget this lesson's progress (the others keep theirs)",
-                    "responses": {
-                        "303": {"description": "Back to the lab page"},
-                        "404": PROBLEM,
-                        "409": PROBLEM,
-                        "503": PROBLEM,
-                    },
-                },
-            },
-            "/lab/{lab_id}/history.json": {
-                "parameters": [LAB_ID],
-                "get": {
-                    "summary": "The lab's history as JSON: settings, requests with steps, charges",
-                    "responses": {
-                        "200": {
-                            "description": "A history, to open again with POST /replay",
-                            "content": {"application/json": {"schema": {"type": "object"}}},
-                        },
-                        "404": PROBLEM,
-                        "503": PROBLEM,
-                    },
-                },
-            },
-            "/replay": {
-                "post": {
-                    "summary": "Open an exported history as a new, read-only replay lab",
-                    "requestBody": {
-                        "content": {
-                            "multipart/form-data": {
-                                "schema": {
-                                    "type": "object",
-                                    "properties": {"history": {"type": "string"}},
-                                }
-                            },
-                            "application/json": {"schema": {"type": "object"}},
-                        }
-                    },
-                    "responses": {
-                        "303": {"description": "To the replay lab"},
-                        "400": PROBLEM,
-                        "413": PROBLEM,
-                        "422": PROBLEM,
-                        "503": PROBLEM,
-                    },
-                },
-            },
-            "/instructor": {
-                "get": {
-                    "summary": "The instructor's live, anonymous view of the room",
-                    "parameters": [TOKEN],
-                    "responses": {"200": _html("The instructor view"), "403": PROBLEM},
-                },
-            },
-            "/instructor/stats": {
-                "get": {
-                    "summary": "The instructor view's numbers, for polling",
-                    "parameters": [TOKEN],
-                    "responses": {"200": _html("The numbers"), "403": PROBLEM},
-                },
-            },
-            "/lab/{lab_id}/new-order": {
-                "parameters": [LAB_ID],
-                "post": {
-                    "summary": "The order form for a new intent (a new order id, so a new key)",
-                    "responses": {"200": _html("The order form"), "404": PROBLEM, "503": PROBLEM},
-                },
-            },
-            "/lab/{lab_id}/api/charges": {
-                "parameters": [LAB_ID],
-                "post": {
-                    "summary": "Charge once per Idempotency-Key",
-                    "description": "Same key and body: the stored response, byte-identical, with "
-                    "Idempotent-Replayed: true. Same key, other body: 409 (422 or 400 under the "
-                    "ietf and stripe profiles). No key: unprotected, every call charges.",
-                    "parameters": [
-                        {
-                            "name": "Idempotency-Key",
-                            "in": "header",
-                            "schema": {
-                                "type": "string",
-                                "minLength": 1,
-                                "maxLength": MAX_KEY_LENGTH + 2,
-                            },
-                            "description": f"1-{MAX_KEY_LENGTH} printable ASCII characters; a "
-                            'quoted structured-field string ("abc") names the same key as abc.',
-                        }
-                    ],
-                    "requestBody": {"required": True, "content": _json("ChargeRequest")},
-                    "responses": {
-                        "201": {
-                            "description": "Charged, or a replay of the stored charge",
-                            "headers": {
-                                "Idempotent-Replayed": {"schema": {"enum": ["true"]}},
-                            },
-                            "content": _json("Charge"),
-                        },
-                        **{
-                            code: PROBLEM
-                            for code in (
-                                "400",
-                                "402",
-                                "404",
-                                "409",
-                                "413",
-                                "415",
-                                "422",
-                                "502",
-                                "503",
-                            )
-                        },
-                    },
-                },
-            },
-            "/lab/{lab_id}/api/state": {
-                "parameters": [LAB_ID],
-                "get": {
-                    "summary": "Settings, charges, e-mails, records and the request log",
-                    "responses": {
-                        "200": {"description": "The lab's state", "content": _json("State")},
-                        "404": PROBLEM,
-                        "503": PROBLEM,
-                    },
-                },
-            },
-            "/lab/{lab_id}/api/settings": {
-                "parameters": [LAB_ID],
-                "patch": {
-                    "summary": "Change settings",
-                    "requestBody": {
-                        "required": True,
-                        "content": {
-                            "application/json": {"schema": {**settings, "minProperties": 1}}
-                        },
-                    },
-                    "responses": {
-                        "200": {"description": "The settings", "content": _json("Settings")},
-                        **{code: PROBLEM for code in ("400", "404", "413", "415", "422", "503")},
-                    },
-                },
-            },
-            "/lab/{lab_id}/api/clock": {
-                "parameters": [LAB_ID],
-                "post": {
-                    "summary": "Move the lab's virtual clock forward",
-                    "requestBody": {
-                        "required": True,
-                        "content": {
-                            "application/json": {
-                                "schema": {
-                                    "type": "object",
-                                    "additionalProperties": False,
-                                    "required": ["advance_s"],
-                                    "properties": {
-                                        "advance_s": {
-                                            "type": "integer",
-                                            "minimum": 1,
-                                            "maximum": MAX_ADVANCE_S,
-                                        }
-                                    },
-                                }
-                            }
-                        },
-                    },
-                    "responses": {
-                        "200": {
-                            "description": "The clock's offset",
-                            "content": {
-                                "application/json": {
-                                    "schema": {
-                                        "type": "object",
-                                        "required": ["offset_s", "now"],
-                                        "properties": {
-                                            "offset_s": {"type": "number"},
-                                            "now": {"type": "number"},
-                                        },
-                                    }
-                                }
-                            },
-                        },
-                        **{code: PROBLEM for code in ("400", "404", "413", "415", "422", "503")},
-                    },
-                },
-            },
-            "/lab/{lab_id}/api/step": {
-                "parameters": [LAB_ID],
-                "post": {
-                    "summary": "Step mode: step a paused request, or run it (or all) to the end",
-                    "requestBody": {
-                        "required": True,
-                        "content": {
-                            "application/json": {
-                                "schema": {
-                                    "oneOf": [
-                                        {
-                                            "type": "object",
-                                            "additionalProperties": False,
-                                            "required": ["request"],
-                                            "properties": {
-                                                "request": {"type": "integer"},
-                                                "to_end": {"type": "boolean"},
-                                            },
-                                        },
-                                        {
-                                            "type": "object",
-                                            "additionalProperties": False,
-                                            "required": ["release_all"],
-                                            "properties": {"release_all": {"const": True}},
-                                        },
-                                    ]
-                                }
-                            }
-                        },
-                    },
-                    "responses": {
-                        "200": {
-                            "description": "The requests still paused",
-                            "content": {
-                                "application/json": {
-                                    "schema": {
-                                        "type": "object",
-                                        "required": ["paused"],
-                                        "properties": {"paused": {"type": "array"}},
-                                    }
-                                }
-                            },
-                        },
-                        **{
-                            code: PROBLEM
-                            for code in ("400", "404", "409", "413", "415", "422", "503")
-                        },
-                    },
-                },
-            },
-            "/lab/{lab_id}/api/reset": {
-                "parameters": [LAB_ID],
-                "post": {
-                    "summary": "Empty the store, ledger, mailbox and log; keep the settings",
-                    "responses": {
-                        "200": {"description": "The lab's state", "content": _json("State")},
-                        "404": PROBLEM,
-                        "503": PROBLEM,
-                    },
-                },
-            },
+        "/openapi.json": {
+            "get": _op("This document", {"200": _json({"type": "object"}, "OpenAPI 3.1")})
         },
-        "components": {
-            "responses": {
-                "Problem": {
-                    "description": "A problem (RFC 9457)",
-                    "content": {
-                        "application/problem+json": {
-                            "schema": {"$ref": "#/components/schemas/Problem"}
-                        }
-                    },
-                }
-            },
-            "schemas": {
-                "Problem": {
-                    "type": "object",
-                    "required": ["type", "title", "status", "detail"],
-                    "properties": {
-                        "type": {"type": "string"},
-                        "title": {"type": "string"},
-                        "status": {"type": "integer", "minimum": 400, "maximum": 599},
-                        "detail": {"type": "string"},
-                        "errors": {"type": "object", "additionalProperties": {"type": "string"}},
-                        "code": {"type": "string"},
-                    },
-                },
-                "ChargeRequest": {
-                    "type": "object",
-                    "additionalProperties": False,
-                    "required": ["order_id", "amount"],
-                    "properties": {
-                        "order_id": {"type": "string", "minLength": 1, "maxLength": 64},
-                        "amount": {
-                            "type": "integer",
-                            "minimum": 1,
-                            "maximum": MAX_AMOUNT,
-                            "description": "Minor currency units; 100000.0 is refused (422)",
-                        },
-                        "currency": {"type": "string", "pattern": "^[A-Z]{3}$", "default": "VND"},
-                    },
-                },
-                "Charge": {
-                    "type": "object",
-                    "required": [
-                        "id",
-                        "object",
-                        "order_id",
-                        "amount",
-                        "currency",
-                        "status",
-                        "created",
-                    ],
-                    "properties": {
-                        "id": {"type": "string", "pattern": "^ch_[0-9]+$"},
-                        "object": {"const": "charge"},
-                        "order_id": {"type": "string"},
-                        "amount": {"type": "integer"},
-                        "currency": {"type": "string"},
-                        "status": {"const": "succeeded"},
-                        "created": {"type": "integer", "description": "Unix time, s"},
-                    },
-                },
-                "Settings": settings,
-                "State": {
-                    "type": "object",
-                    "required": [
-                        "lab",
-                        "settings",
-                        "clock",
-                        "charges",
-                        "summary",
-                        "emails",
-                        "records",
-                        "requests",
-                        "paused",
-                    ],  # fmt: skip
-                    "properties": {
-                        "lab": {"type": "string"},
-                        "settings": {"$ref": "#/components/schemas/Settings"},
-                        "clock": {
-                            "type": "object",
-                            "properties": {
-                                "now": {"type": "number"},
-                                "offset_s": {"type": "number"},
-                            },
-                        },
-                        "charges": {"type": "array", "items": {"type": "object"}},
-                        "summary": {
-                            "type": "object",
-                            "required": ["charged", "intended", "emails"],
-                            "properties": {
-                                "charged": {"type": "integer"},
-                                "intended": {"type": "integer"},
-                                "emails": {"type": "integer"},
-                            },
-                        },
-                        "emails": {"type": "array", "items": {"type": "object"}},
-                        "records": {"type": "array", "items": {"type": "object"}},
-                        "requests": {"type": "array", "items": {"type": "object"}},
-                        "paused": {"type": "array", "items": {"type": "object"}},
-                    },
-                },
-            },
+        "/lab/{lab_id}": _at("get", lab_page),
+        "/lab/{lab_id}/panels": _at(
+            "get",
+            _lab(
+                "The panels fragment the page polls",
+                {"200": _html("The panels"), "204": {"description": "Nothing new since `since`"}},
+                parameters=since,
+            ),
+        ),
+        "/lab/{lab_id}/sequence.svg": _at(
+            "get",
+            _lab(
+                "The sequence diagram of the last requests (SVG)",
+                {"200": svg},
+                parameters=[_query("download", {"enum": ["1"]}, "`1`: as a file to save")],
+            ),
+        ),
+    }
+
+
+def _forms(languages: tuple[str, ...]) -> dict[str, Any]:
+    """The page's own form posts."""
+    language = {
+        "type": "object",
+        "required": ["language"],
+        "properties": {"language": {"enum": list(languages)}},
+    }
+    order = {
+        "type": "object",
+        "properties": {"order_id": {"type": "string"}, "amount": {"type": "string"}},
+        "description": "The form's current order id and amount (kept when 1-15 digits)",
+    }
+    back = {"303": {"description": "Back to the lab page, in that language"}}
+    return {
+        "/lab/{lab_id}/language": _at(
+            "post",
+            _lab(
+                "Switch the lab's language; the lab keeps it",
+                {**back, **_problems("409", "422")},
+                requestBody=_form(language),
+            ),
+        ),
+        "/lab/{lab_id}/new-order": _at(
+            "post",
+            _lab(
+                "The order form for a new intent (the next order id, so a new key)",
+                {"200": _html("The order form"), "409": PROBLEM},
+                requestBody={"content": {"application/x-www-form-urlencoded": {"schema": order}}},
+            ),
+        ),
+    }
+
+
+def _workshop() -> dict[str, Any]:
+    """Lessons and the history export."""
+    back = {"303": {"description": "Back to the lab page"}}
+    history = _json(schemas.ref("History"), "A history, to open with POST /replay")
+    return {
+        "/lab/{lab_id}/lessons/{name}/hint": _at(
+            "post",
+            _lab("Reveal the lesson's next hint", {"200": _html("The panels (htmx)"), **back}),
+            LESSON,
+        ),
+        "/lab/{lab_id}/lessons/{name}/reset": _at(
+            "post",
+            _lab(
+                "Forget this lesson's progress (the others keep theirs)", {**back, "409": PROBLEM}
+            ),
+            LESSON,
+        ),
+        "/lab/{lab_id}/history.json": _at(
+            "get",
+            _lab("The lab's history: settings, requests with steps, charges", {"200": history}),
+        ),
+    }
+
+
+def _room() -> dict[str, Any]:
+    """Replay and the instructor view: paths outside any lab."""
+    upload = {
+        "type": "object",
+        "required": ["history"],
+        "properties": {
+            "history": {"type": "string", "contentMediaType": "application/json"},
         },
+    }
+    content = {
+        "multipart/form-data": {"schema": upload},
+        "application/json": {"schema": schemas.ref("History")},
+    }
+    replay = _op(
+        "Open an exported history as a new, read-only replay lab",
+        {
+            "303": {"description": "To the replay lab"},
+            **_problems("400", "413", "422"),
+            "503": _ref("LabsFull"),
+        },
+        requestBody={"required": True, "content": content},
+    )
+    return {
+        "/replay": {"post": replay},
+        "/instructor": {
+            "get": _op(
+                "The instructor's live, anonymous view of the room",
+                {"200": _html("The instructor view"), "403": PROBLEM},
+                parameters=[TOKEN],
+            )
+        },
+        "/instructor/stats": {
+            "get": _op(
+                "The instructor view's numbers, for polling",
+                {"200": _html("The numbers"), "403": PROBLEM},
+                parameters=[TOKEN],
+            )
+        },
+    }
+
+
+def _body(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+
+def _api() -> dict[str, Any]:
+    """The JSON API of a lab: ``/lab/{lab_id}/api/…``."""
+    bad_body = _problems("400", "413", "415", "422")
+    state = _json(schemas.ref("State"), "The lab's state")
+    clock = {
+        "type": "object",
+        "required": ["offset_s", "now"],
+        "properties": {"offset_s": {"type": "number"}, "now": {"type": "number"}},
+    }
+    paused = {"type": "object", "required": ["paused"], "properties": {"paused": {"type": "array"}}}
+    return {
+        "/lab/{lab_id}/api/charges": {"parameters": [LAB_ID], "post": _charges()},
+        "/lab/{lab_id}/api/state": {
+            "parameters": [LAB_ID],
+            "get": _lab("Settings, charges, e-mails, records and the request log", {"200": state}),
+        },
+        "/lab/{lab_id}/api/settings": {
+            "parameters": [LAB_ID],
+            "patch": _lab(
+                "Change settings (an empty object changes nothing)",
+                {"200": _json(schemas.ref("Settings"), "The settings"), **bad_body},
+                requestBody=_body(schemas.ref("Settings")),
+            ),
+        },
+        "/lab/{lab_id}/api/clock": {
+            "parameters": [LAB_ID],
+            "post": _lab(
+                "Move the lab's virtual clock forward",
+                {"200": _json(clock, "The clock's offset"), **bad_body},
+                requestBody=_body(schemas.ref("ClockRequest")),
+            ),
+        },
+        "/lab/{lab_id}/api/step": {
+            "parameters": [LAB_ID],
+            "post": _lab(
+                "Step mode: step a paused request, or run it (or all) to the end",
+                {"200": _json(paused, "The requests still paused"), **bad_body, "409": PROBLEM},
+                requestBody=_body(schemas.ref("StepRequest")),
+            ),
+        },
+        "/lab/{lab_id}/api/reset": {
+            "parameters": [LAB_ID],
+            "post": _lab(
+                "Empty the store, ledger, mailbox and log; keep the settings", {"200": state}
+            ),
+        },
+    }
+
+
+def _charges() -> dict[str, Any]:
+    """``POST /lab/{lab_id}/api/charges``, with the headers each answer carries."""
+    return _lab(
+        "Charge once per Idempotency-Key",
+        {
+            "201": {
+                "description": "Charged, or a replay of the stored charge",
+                "headers": {"Idempotent-Replayed": REPLAYED},
+                "content": {"application/json": {"schema": schemas.ref("Charge")}},
+            },
+            "402": _ref("Declined"),
+            "409": _ref("Conflict"),
+            **_problems("400", "413", "415", "422", "502"),
+        },
+        description="Same key and body: the stored response, byte-identical, with "
+        "`Idempotent-Replayed: true`. Same key, other body: 409 (422 or 400 under the ietf "
+        "and stripe profiles). No key: unprotected, every call charges.",
+        parameters=[schemas.key_header()],
+        requestBody=_body(schemas.ref("ChargeRequest")),
+    )
+
+
+def _problem(description: str, headers: dict[str, Any] | None = None) -> dict[str, Any]:
+    content = {"application/problem+json": {"schema": schemas.ref("Problem")}}
+    return {
+        "description": description,
+        **({"headers": headers} if headers else {}),
+        "content": content,
+    }
+
+
+def _responses() -> dict[str, Any]:
+    """``components.responses``: the problem, and the problems that carry headers."""
+    allow = {
+        "required": True,
+        "description": "The methods the path allows (RFC 9110 §10.2.1)",
+        "schema": {"type": "string"},
+    }
+    return {
+        "Problem": _problem("A problem (RFC 9457)"),
+        "MethodNotAllowed": _problem("Method Not Allowed", {"Allow": allow}),
+        "Declined": _problem(
+            "The gateway declined the card; stored, so a retry with the key replays it",
+            {"Idempotent-Replayed": REPLAYED},
+        ),
+        "Conflict": _problem(
+            "The key was used with another body, or its first request is "
+            "still in flight (then `Retry-After`)",
+            {"Retry-After": RETRY_AFTER},
+        ),
+        "LabsFull": _problem("Every lab slot is taken", {"Retry-After": RETRY_AFTER}),
     }

@@ -7,15 +7,23 @@ import json
 import re
 from typing import Any
 
+import schemathesis
 from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
+from schemathesis.checks import CHECKS, load_all_checks
+from schemathesis.core import NOT_SET
+from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
 
+from demo import create_app
 from demo.openapi import document
+from demo.web.i18n import LANGUAGES
 
-DOC = document()
+DOC = document(tuple(LANGUAGES))
+load_all_checks()
+ALL_CHECKS = list(CHECKS.get_all())
 
 
 def test_served(client: FlaskClient) -> None:
@@ -178,3 +186,144 @@ def test_state_fits_its_schema_after_every_kind_of_request(client: FlaskClient) 
 def test_wrong_methods_are_documented_405s(client: FlaskClient) -> None:
     check(client.get("/lab/x/api/charges"), "/lab/{lab_id}/api/charges", "post")
     check(client.delete("/lab/x/api/state"), "/lab/{lab_id}/api/state", "get")
+
+
+# -- schemathesis: every check it has, against the app (WSGI), bounded ----------------
+
+CONTRACT_APP = create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0})
+CONTRACT = schemathesis.openapi.from_wsgi("/openapi.json", CONTRACT_APP)
+PAGES = {"/lab/{lab_id}", "/lab/{lab_id}/panels", "/lab/{lab_id}/sequence.svg"}
+"""HTML pages ignore query values they do not use (a link with a stray parameter opens)."""
+
+
+def _integral_floats(value: Any) -> bool:
+    """``24.0`` somewhere in a body: the lab's number rule refuses it, JSON Schema cannot."""
+    if isinstance(value, float):
+        return value.is_integer()
+    if isinstance(value, dict):
+        return any(_integral_floats(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_integral_floats(v) for v in value)
+    return False
+
+
+def _fresh_app() -> Flask:
+    app = create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0})
+    app.extensions["labs"].get("contract")  # noqa: B018 - a lab for the stateful checks
+    return app
+
+
+@CONTRACT.parametrize()
+@settings(
+    max_examples=15,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=list(HealthCheck),
+)
+def test_schemathesis_finds_nothing(case: schemathesis.Case) -> None:
+    """Every schemathesis check, on a fresh app per example (a settings change such as
+    ``gateway_decline`` or ``step_mode`` must not leak into the next example), with the
+    documented exceptions the README lists, each asserted here instead."""
+    excluded: list[Any] = []
+    replay = case.operation.path == "/replay"  # a history's numbers may be floats
+    json_body = case.media_type == "application/json" and case.body is not NOT_SET
+    integral = json_body and not replay and _integral_floats(case.body)
+    if integral or replay:
+        excluded.append(positive_data_acceptance)
+    if case.operation.path in PAGES and case.method == "GET":
+        excluded.append(negative_data_rejection)
+    response = case.call_and_validate(app=_fresh_app(), checks=ALL_CHECKS, excluded_checks=excluded)
+    if integral and case.meta is not None and case.meta.generation.mode.is_positive:
+        assert response.status_code == 422, response.text  # 24.0 refused, with the rule
+    if replay and case.meta is not None and case.meta.generation.mode.is_positive:
+        assert response.status_code in (303, 400, 422), response.text
+
+
+def test_every_405_lists_the_allowed_methods(app: Flask, client: FlaskClient) -> None:
+    # RFC 9110 §15.5.6: a 405 carries Allow, on every path.
+    seen = 0
+    for rule in app.url_map.iter_rules():
+        if rule.endpoint == "static":
+            continue
+        wrong = next(m for m in ("PUT", "DELETE", "PATCH", "POST") if m not in rule.methods)
+        path = re.sub(r"<(?:[^:>]+:)?([^>]+)>", "double-click", rule.rule)
+        response = client.open(path, method=wrong)
+        assert response.status_code == 405, path
+        assert response.mimetype == "application/problem+json"
+        allowed = {m.strip() for m in response.headers["Allow"].split(",")}
+        assert allowed == set(rule.methods), path
+        seen += 1
+    assert seen == len(DOC["paths"])
+    page = client.put("/lab/x/api/state", headers={"Accept": "text/html"})
+    assert page.status_code == 405 and page.mimetype == "text/html"
+    assert page.headers["Allow"] == "GET, HEAD, OPTIONS"
+
+
+def test_the_key_header_is_documented_with_its_true_bounds(client: FlaskClient) -> None:
+    charges = DOC["paths"]["/lab/{lab_id}/api/charges"]["post"]
+    (header,) = [p for p in charges["parameters"] if p["name"] == "Idempotency-Key"]
+    schema = header["schema"]
+    assert schema["maxLength"] == 512  # 255 characters, each escaped as two, and 2 quotes
+    longest = '"' + '\\"' * 254 + '\\\\"'
+    assert len(longest) == 512
+    assert validator(schema).is_valid(longest)
+    response = client.post(
+        "/lab/k/api/charges",
+        json={"order_id": "1", "amount": 1},
+        headers={"Idempotency-Key": longest},
+    )
+    assert response.status_code == 201
+    assert client.get("/lab/k/api/state").get_json()["charges"][0]["idempotency_key"] == (
+        '"' * 254 + "\\"
+    )
+    for refused in ['"a, b"', "a,b", '" "', "x" * 256]:
+        assert not validator(schema).is_valid(refused), refused
+    for codes, headers in (("402", "Idempotent-Replayed"), ("409", "Retry-After")):
+        name = charges["responses"][codes]["$ref"].rsplit("/", 1)[1]
+        assert headers in DOC["components"]["responses"][name]["headers"]
+
+
+def test_the_document_is_built_from_the_rules_that_check_requests() -> None:
+    from demo.charges import ORDER_ID_PATTERN
+    from demo.lab import RANGES
+    from demo.lessons import PATH
+    from demo.scenarios import SCENARIOS
+
+    schemas = DOC["components"]["schemas"]
+    assert schemas["ChargeRequest"]["properties"]["order_id"]["pattern"] == ORDER_ID_PATTERN
+    for name in RANGES:
+        assert "24.0" in schemas["Settings"]["properties"][name]["description"]
+    assert "24.0" in schemas["ClockRequest"]["properties"]["advance_s"]["description"]
+    page = {p["name"]: p for p in DOC["paths"]["/lab/{lab_id}"]["get"]["parameters"]}
+    assert page["lesson"]["schema"]["enum"] == [lesson.name for lesson in PATH]
+    assert set(page["scenario"]["schema"]["enum"]) == {*SCENARIOS, "none"}
+    assert page["present"]["schema"]["enum"] == ["0", "1"]
+    language = DOC["paths"]["/lab/{lab_id}/language"]["post"]["requestBody"]["content"]
+    form = language["application/x-www-form-urlencoded"]["schema"]
+    assert form["required"] == ["language"] and form["properties"]["language"]["enum"] == list(
+        LANGUAGES
+    )
+    assert "normalisation" in DOC["info"]["description"]
+    replay = DOC["paths"]["/replay"]["post"]["requestBody"]["content"]
+    assert replay["multipart/form-data"]["schema"]["required"] == ["history"]
+
+
+def test_settings_refuse_an_integer_written_as_a_float(client: FlaskClient) -> None:
+    response = client.patch("/lab/f/api/settings", json={"ttl_s": 24.0})
+    assert response.status_code == 422
+    assert "ttl_s" in response.get_json()["errors"]
+    clock = client.post("/lab/f/api/clock", json={"advance_s": 24.0})
+    assert clock.status_code == 422
+
+
+def test_one_key_with_nfc_then_nfd_cafe_is_409(client: FlaskClient) -> None:
+    import unicodedata
+
+    for form, status in (("NFC", 201), ("NFD", 409)):
+        order = unicodedata.normalize(form, "Café")
+        response = client.post(
+            "/lab/u/api/charges",
+            json={"order_id": order, "amount": 5},
+            headers={"Idempotency-Key": "cafe-1"},
+        )
+        assert response.status_code == status, form

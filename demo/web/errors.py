@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from flask import Flask, Response, render_template, request
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from ..problems import PROBLEM_JSON, Problem
 from ..text import N_, Text
@@ -73,7 +73,11 @@ def _http_error(exc: HTTPException) -> Response:
     }
     detail = details.get(code, exc.description or exc.name)
     title = _TITLES.get(code, exc.name)
-    return problem_response(Problem(code, _SLUGS.get(code, "http-error"), title, detail))
+    response = problem_response(Problem(code, _SLUGS.get(code, "http-error"), title, detail))
+    if isinstance(exc, MethodNotAllowed) and exc.valid_methods:
+        # RFC 9110 §15.5.6: a 405 lists the methods the resource allows.
+        response.headers["Allow"] = ", ".join(sorted(exc.valid_methods))
+    return response
 
 
 def _unexpected(exc: Exception) -> Response:

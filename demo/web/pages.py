@@ -57,7 +57,7 @@ def index() -> BaseResponse:
 @bp.get("/openapi.json")
 def openapi() -> BaseResponse:
     """The OpenAPI 3.1 document of the JSON API."""
-    return jsonify(document())
+    return jsonify(document(tuple(LANGUAGES)))
 
 
 @bp.get("/lab/<lab_id>")
