@@ -233,7 +233,7 @@ def _room() -> dict[str, Any]:
         "type": "object",
         "required": ["history"],
         "properties": {
-            "history": {"type": "string", "contentMediaType": "application/json"},
+            "history": {"type": "string", "minLength": 1, "contentMediaType": "application/json"},
         },
     }
     content = {
