@@ -128,10 +128,11 @@ def settings() -> dict[str, Any]:
 def _param_docs(docstring: str) -> dict[str, str]:
     """``:param name: text`` lines of a docstring, as ``{name: text}`` on one line each."""
     found = re.findall(r":param (\w+): (.*?)(?=\n\s*:param |\Z)", docstring, re.S)
-    return {
-        name: re.sub(r"``|\s+", lambda m: "`" if m[0] == "``" else " ", text).strip()
-        for name, text in found
-    }
+    docs = {}
+    for name, text in found:
+        text = re.sub(r":\w+:`~?([^`]+)`", r"`\1`", text)  # Sphinx roles, e.g. :meth:`Lab.step`
+        docs[name] = re.sub(r"``|\s+", lambda m: "`" if m[0] == "``" else " ", text).strip()
+    return docs
 
 
 def clock_request() -> dict[str, Any]:
