@@ -327,3 +327,48 @@ def test_one_key_with_nfc_then_nfd_cafe_is_409(client: FlaskClient) -> None:
             headers={"Idempotency-Key": "cafe-1"},
         )
         assert response.status_code == status, form
+
+
+def _accepted(parse: Any, body: Any) -> bool:
+    from demo.problems import Problem
+
+    try:
+        parse(body)
+    except Problem:
+        return False
+    return True
+
+
+setting_values = st.one_of(
+    st.booleans(),
+    st.integers(-2, 100_000),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from(["wait", "reject", "seed", "stripe", "none", "outbox", "shared", "x", ""]),
+    st.none(),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    body=st.dictionaries(
+        st.sampled_from([*DOC["components"]["schemas"]["Settings"]["properties"], "other"]),
+        setting_values,
+        max_size=4,
+    )
+)
+def test_the_settings_schema_is_the_settings_rule(body: dict[str, Any]) -> None:
+    from demo.lab import Settings
+
+    documented = validator(DOC["components"]["schemas"]["Settings"]).is_valid(body)
+    assume(not _integral_floats(body))  # 24.0: JSON Schema cannot refuse it (documented)
+    assert documented == _accepted(Settings().patched, body), body
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=charge_like)
+def test_the_charge_schema_is_the_charge_rule(body: dict[str, Any]) -> None:
+    from demo.charges import parse_charge
+
+    documented = validator(DOC["components"]["schemas"]["ChargeRequest"]).is_valid(body)
+    assume(not _integral_floats(body))  # 100000.0: refused, which JSON Schema cannot say
+    assert documented == _accepted(parse_charge, json.dumps(body).encode()), body
