@@ -11,6 +11,7 @@ import functools
 from typing import Any
 
 from . import openapi_schemas as schemas
+from .lab import LAB_ID as LAB_ID_RULE
 
 PROBLEM = {"$ref": "#/components/responses/Problem"}
 REPLAYED = {
@@ -25,7 +26,7 @@ LAB_ID = {
     "name": "lab_id",
     "in": "path",
     "required": True,
-    "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"},
+    "schema": {"type": "string", "pattern": f"^{LAB_ID_RULE.pattern}(?!\\n)$"},
     "description": "The lab: 1-64 characters of letters, digits, '-' and '_'.",
 }
 LESSON = {
