@@ -124,7 +124,9 @@ STEPS: Mapping[str, StepKind] = {
             )
         }
     ),
-    "crash": StepKind({"after": Detail(N_("must name a known step"), lambda v: v in STEPS)}),
+    "crash": StepKind(
+        {"after": Detail(N_("must name a known step"), lambda v: isinstance(v, str) and v in STEPS)}
+    ),
     "step timeout": StepKind({}),
 }
 """Every step a request's log can hold, with the detail its ``trace(step, **detail)`` call
