@@ -552,8 +552,10 @@ class Lab:
         :returns: the response and the request's log entry. Status 201 (charged), the
             stored status (replayed), 400/422 (invalid, nothing stored), 409 (key reused
             with another body, or in use; 422 or 400 under other profiles), 402 (declined,
-            stored), 502 (gateway failed, key released). When ``entry.delivered`` is
-            ``False`` the client must get no response at all.
+            stored), 502 (gateway failed, key released), 503 ``store-full`` with
+            ``Retry-After`` (every record of the store is in progress within its
+            deadline). When ``entry.delivered`` is ``False`` the client must get no
+            response at all.
         """
         settings = self.settings  # one consistent snapshot for the whole request
         with self._guard:
