@@ -590,7 +590,7 @@ class Lab:
         except Exception:
             # A bug of ours: the web layer answers 500, and the request still ends here, so
             # the page never shows it in flight for ever.
-            self._finish(entry, Response.of_problem(_internal_error()), "error")
+            self._finish(entry, Response.of_problem(_internal_error()), "invalid")
             raise
         finally:
             if pause is not None:
