@@ -587,3 +587,22 @@ def test_read_refuses_a_problem_not_a_500_for_a_bad_nested_body() -> None:
              "body": {"order_id": [[[[]]]], "amount": 1}},
         ]})  # fmt: skip
     assert bad.value.status == 422
+
+
+def test_store_full_over_http_is_a_503_problem_with_retry_after() -> None:
+    from demo import create_app
+
+    app = create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0, "LAB_MAX_RECORDS": 3})
+    http = app.test_client()
+    url = "/lab/full/api/charges"
+    for n in range(3):
+        http.patch("/lab/full/api/settings", json={"fault": "crash_after_charge"})
+        http.post(url, json=BODY, headers={"Idempotency-Key": f"k-{n}"})
+    answer = http.post(url, json=BODY, headers={"Idempotency-Key": "new", **JSON})
+    assert answer.status_code == 503
+    assert answer.mimetype == "application/problem+json"
+    assert answer.get_json()["type"] == "/problems/store-full"
+    assert 1 <= int(answer.headers["Retry-After"]) <= IN_PROGRESS_S
+    state = http.get("/lab/full/api/state").get_json()
+    assert len(state["records"]) == 3 and len(state["charges"]) == 3
+    assert state["requests"][-1]["status"] == 503
