@@ -115,12 +115,18 @@ class ChargeRequest:
 
 
 def parse_json(body: bytes) -> Any:
-    """Parse a JSON body strictly: no repeated member names, no ``NaN`` or ``Infinity``.
+    """Parse a JSON body strictly: no repeated member names, no ``NaN`` or ``Infinity``,
+    no lone surrogate (``"\\ud800"``) in a member name or a string: RFC 8259 §8.2 leaves
+    such a string's meaning open, and UTF-8 cannot carry it, so no answer, record or
+    exported history could hold it.
 
     :raises Problem: 400 ``/problems/malformed-json``, saying where the body went wrong.
     """
     try:
-        return json.loads(body, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        value = json.loads(body, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        if _holds_lone_surrogate(value):
+            raise _Refused(Text("a string in it holds a lone surrogate, which UTF-8 cannot carry"))
+        return value
     except json.JSONDecodeError as exc:
         # The parser's own words stay English; the sentence around them is translated.
         why: str | Text = Text(
@@ -253,6 +259,26 @@ def parse_idempotency_key(values: list[str]) -> str | None:
             )
         )
     return key
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _holds_lone_surrogate(value: Any) -> bool:
+    # Any surrogate left after parsing is a lone one: the parser joins the valid pairs.
+    # A loop, not recursion: the parser's own nesting limit is deeper than Python's.
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            todo.extend(item)
+            todo.extend(item.values())
+        elif isinstance(item, list):
+            todo.extend(item)
+    return False
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

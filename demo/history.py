@@ -4,6 +4,11 @@ An instructor prepares a demo at home, downloads its history, and projects the r
 in the room: the same timeline, ledger and explanations, with nothing left to run.
 Times are relative (ms after the first request), so a replay draws the same timeline.
 
+A lab's own history always opens again, and exports again byte for byte the same: every
+text the lab logs is printable (:func:`demo.lab.shown`), every step detail follows the
+one table the lab writes them from (:data:`demo.lab.STEPS`), and a request's start and
+duration are exported as whole microseconds, which survive the trip exactly.
+
 Plain Python, no web framework.
 """
 
@@ -18,8 +23,9 @@ from typing import Any, TypeGuard, cast, get_args
 
 from .charges import ChargeRequest, parse_charge
 from .gateway import Charge
-from .lab import STEP_NAMES, Email, Lab, Outcome, RequestEntry, Settings, Step
+from .lab import STEPS, Email, Lab, Outcome, RequestEntry, Settings, Step
 from .problems import Problem, canonical_json
+from .scenarios import SCENARIOS, Scenario
 from .text import N_, Text
 
 KEY = re.compile(r"[\x20-\x7e]{1,255}")
@@ -38,10 +44,16 @@ def export(lab: Lab) -> dict[str, Any]:
 
     Shape: ``{"format", "version", "settings", "scenario", "fixed", "clock_offset_s",
     "requests": [{..., "started_ms", "duration_ms", "steps": [{"step", "at_ms", ...}]}],
-    "charges": [...], "emails": [...]}``; times in ms after the first request.
+    "charges": [...], "emails": [...]}``. ``started_ms`` (after the earliest request) and
+    ``duration_ms`` are whole microseconds written in ms (``12.345``): a float computed
+    again from them on import rounds back to the same microsecond, so the round trip is
+    exact. A step's ``at_ms`` is kept unrounded, so the replay orders every step as the
+    original did.
     """
     entries = [e for e in lab.requests() if e.finished is not None]
-    origin = entries[0].started if entries else 0.0
+    # The earliest start, not the first logged: two concurrent requests may be logged in
+    # the other order, and no request may start before the origin.
+    origin = min((e.started for e in entries), default=0.0)
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -52,9 +64,8 @@ def export(lab: Lab) -> dict[str, Any]:
         "requests": [
             {
                 **e.as_dict(),
-                # Unrounded, so the replay orders and places every step as the original.
-                "started_ms": (e.started - origin) * 1000,
-                "duration_ms": e.duration_ms,
+                "started_ms": _whole_us(e.started - origin),
+                "duration_ms": _whole_us(cast(float, e.finished) - e.started),
                 "steps": [{"step": s.name, "at_ms": s.at_ms, **s.detail} for s in e.steps],
                 "at": e.at,
                 "problem_detail": e.problem_detail,
@@ -68,6 +79,11 @@ def export(lab: Lab) -> dict[str, Any]:
     }
 
 
+def _whole_us(seconds: float) -> float:
+    """``seconds`` in ms, rounded to a whole microsecond."""
+    return round(seconds * 1_000_000) / 1000
+
+
 @dataclass(frozen=True)
 class History:
     """A validated history, ready to become a replay lab (:meth:`load_into`)."""
@@ -77,16 +93,29 @@ class History:
     charges: list[Charge]
     emails: list[Email]
     clock_offset_s: float
+    scenario: Scenario | None = None
+    fixed: bool = False
 
     def load_into(self, lab: Lab) -> None:
         """Make the fresh ``lab`` a read-only replay of this history."""
         lab.load_history(
-            self.settings, self.entries, self.charges, self.emails, self.clock_offset_s
+            self.settings,
+            self.entries,
+            self.charges,
+            self.emails,
+            self.clock_offset_s,
+            scenario=self.scenario,
+            fixed=self.fixed,
         )
 
 
 def read(data: object, *, max_requests: int = 200) -> History:
     """Validate an exported history (parsed JSON) before any lab is made of it.
+
+    Every field gets the type the pages expect: known step names, each with the detail
+    members the lab writes for it (``waited_ms`` a number of ms, ``hit`` true or false,
+    ...) and no more often than one request can pass it; outcomes the lab knows; printable
+    texts of bounded length; numbers where numbers belong.
 
     :raises Problem: 422 naming the first thing wrong when ``data`` is not a history
         this version wrote, or is out of the lab's bounds.
@@ -105,13 +134,38 @@ def read(data: object, *, max_requests: int = 200) -> History:
     charges = [_charge(c, f"charges[{i}]") for i, c in enumerate(_list(data, "charges", 500))]
     emails = [_email(m, f"emails[{i}]") for i, m in enumerate(_list(data, "emails", 500))]
     now = time.perf_counter()
-    entries = [_entry(r, f"requests[{i}]", now, settings) for i, r in enumerate(requests)]
+    shared = _Shared()
+    entries = [_entry(r, f"requests[{i}]", now, settings, shared) for i, r in enumerate(requests)]
     if len({e.id for e in entries}) < len(entries):
         raise _bad("requests", N_("two requests have the same id"))
     offset = data.get("clock_offset_s", 0)
     if not _number(offset) or not 0 <= offset <= 10**9:
         raise _bad("clock_offset_s", N_("must be a number of seconds"))
-    return History(settings, entries, charges, emails, float(offset))
+    name = data.get("scenario")
+    if name is not None and (not isinstance(name, str) or name not in SCENARIOS):
+        raise _bad("scenario", N_("unknown scenario"))
+    fixed = data.get("fixed", False)
+    if not isinstance(fixed, bool):
+        raise _bad("fixed", N_("must be true or false"))
+    scenario = SCENARIOS[name] if name is not None else None
+    return History(settings, entries, charges, emails, float(offset), scenario, fixed)
+
+
+class _Shared:
+    """Equal settings and equal step details of an import, kept once: a history of 200
+    requests holds a few thousand steps, mostly alike."""
+
+    def __init__(self) -> None:
+        self.settings: dict[Settings, Settings] = {}
+        self.details: dict[tuple[tuple[str, type, object], ...], Mapping[str, Any]] = {}
+
+    def setting(self, settings: Settings) -> Settings:
+        return self.settings.setdefault(settings, settings)
+
+    def detail(self, detail: dict[str, Any]) -> Mapping[str, Any]:
+        # The type is part of the key: 0 and 0.0 (and False) are equal, yet export differently.
+        key = tuple((k, type(v), v) for k, v in detail.items())
+        return self.details.setdefault(key, detail)
 
 
 # -- validation ------------------------------------------------------------------
@@ -144,25 +198,22 @@ def _list(data: Mapping[str, Any], name: str, limit: int) -> list[Any]:
     return value
 
 
-def _text(value: object) -> bool:
-    """A string the page can show and the server can encode: at most 300 characters,
-    no lone surrogates, no control characters."""
-    if not isinstance(value, str) or len(value) > 300:
-        return False
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return not any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in value)
+def _text(value: object, limit: int = 300) -> TypeGuard[str]:
+    """A string as the lab logs it (:func:`demo.lab.shown`): printable (no control
+    characters, no lone surrogates), at most ``limit`` characters."""
+    return isinstance(value, str) and len(value) <= limit and value.isprintable()
 
 
-def _str(item: Mapping[str, Any], name: str, where: str, *, optional: bool = False) -> Any:
+def _str(
+    item: Mapping[str, Any], name: str, where: str, *, optional: bool = False, limit: int = 300
+) -> Any:
     value = item.get(name)
     if value is None and optional:
         return None
-    if not _text(value):
+    if not _text(value, limit):
         raise _bad(
-            f"{where}.{name}", N_("must be a string of at most 300 characters, no control ones")
+            f"{where}.{name}",
+            Text("must be a printable string of at most %(limit)s characters", limit=limit),
         )
     return value
 
@@ -203,6 +254,10 @@ def _charge(item: object, where: str) -> Charge:
 
 def _charge_body(body: object, where: str) -> ChargeRequest:
     """The same rules as ``POST /api/charges``: a positive integer amount, and so on."""
+    if not isinstance(body, Mapping) or not all(
+        v is None or isinstance(v, (str, int, float)) for v in body.values()
+    ):
+        raise _bad(where, N_("must be a valid charge body"))
     try:
         return parse_charge(canonical_json(body))
     except (Problem, TypeError, ValueError):
@@ -220,7 +275,9 @@ def _email(item: object, where: str) -> Email:
     )
 
 
-def _entry(item: object, where: str, now: float, default: Settings) -> RequestEntry:
+def _entry(
+    item: object, where: str, now: float, default: Settings, shared: _Shared
+) -> RequestEntry:
     if not isinstance(item, Mapping):
         raise _bad(where, N_("must be an object"))
     started_ms, duration_ms, at = (item.get(n) for n in ("started_ms", "duration_ms", "at"))
@@ -228,11 +285,17 @@ def _entry(item: object, where: str, now: float, default: Settings) -> RequestEn
         raise _bad(f"{where}.started_ms", N_("must be a number of ms"))
     if duration_ms is not None and not (_number(duration_ms) and 0 <= duration_ms <= 10**9):
         raise _bad(f"{where}.duration_ms", N_("must be a number of ms"))
+    if at is not None and not (_number(at) and 0 <= at <= 10**11):
+        raise _bad(f"{where}.at", N_("must be a number of seconds"))
     outcome, status = item.get("outcome"), item.get("status")
-    if outcome not in OUTCOMES or outcome == "in_flight":  # an export holds finished ones
+    # An export holds finished requests only, never one "in_flight".
+    if not isinstance(outcome, str) or outcome not in OUTCOMES or outcome == "in_flight":
         raise _bad(f"{where}.outcome", N_("unknown outcome"))
-    if status is not None and (not isinstance(status, int) or not 100 <= status <= 599):
+    if status is not None and (type(status) is not int or not 100 <= status <= 599):
         raise _bad(f"{where}.status", N_("must be an HTTP status code"))
+    for flag in ("lock", "delivered"):
+        if not isinstance(item.get(flag, True), bool):
+            raise _bad(f"{where}.{flag}", N_("must be true or false"))
     body = item.get("body")
     charge: ChargeRequest | None = None
     if body is not None:
@@ -240,17 +303,19 @@ def _entry(item: object, where: str, now: float, default: Settings) -> RequestEn
     steps = item.get("steps", [])
     if not isinstance(steps, list) or len(steps) > MAX_STEPS:
         raise _bad(f"{where}.steps", Text("must be a list of at most %(n)s steps", n=MAX_STEPS))
+    passed: dict[str, int] = {}
+    settings = _settings(item["settings"], f"{where}.settings") if "settings" in item else default
     start = now - 3600 + float(started_ms) / 1000  # in the past: every lane is finished
-    entry = RequestEntry(
+    return RequestEntry(
         id=_int(item.get("id"), f"{where}.id"),
-        action=_str(item, "action", where)[:40],
+        action=_str(item, "action", where, limit=40),
         started=start,
-        at=float(at) if _number(at) else 0.0,
-        instance=_str(item, "instance", where)[:8],
+        at=float(at) if at is not None else 0.0,
+        instance=_str(item, "instance", where, limit=8),
         key=_key(item, "idempotency_key", where),
         charge=charge,
         fingerprint=_str(item, "fingerprint", where, optional=True),
-        steps=[_step(s, f"{where}.steps[{i}]") for i, s in enumerate(steps)],
+        steps=[_step(s, f"{where}.steps[{i}]", passed, shared) for i, s in enumerate(steps)],
         finished=start + float(duration_ms or 0) / 1000,
         status=status,
         outcome=cast(Outcome, outcome),
@@ -258,13 +323,10 @@ def _entry(item: object, where: str, now: float, default: Settings) -> RequestEn
         problem=_str(item, "problem", where, optional=True),
         problem_detail=_str(item, "problem_detail", where, optional=True),
         raw_key=_str(item, "raw_key", where, optional=True),
-        lock=item.get("lock") is not False,
-        delivered=item.get("delivered") is not False,
-        settings=_settings(item["settings"], f"{where}.settings")
-        if "settings" in item
-        else default,
+        lock=item.get("lock", True),
+        delivered=item.get("delivered", True),
+        settings=shared.setting(settings),
     )
-    return entry
 
 
 def _int(value: object, where: str) -> int:
@@ -273,20 +335,28 @@ def _int(value: object, where: str) -> int:
     return value
 
 
-def _step(item: object, where: str) -> Step:
+def _step(item: object, where: str, passed: dict[str, int], shared: _Shared) -> Step:
+    """One step as the lab writes it: a known name, at most as often as one request can
+    pass it, and only the detail members :data:`demo.lab.STEPS` gives it, each of its type."""
     if not isinstance(item, Mapping):
         raise _bad(where, N_("must be an object"))
     name, at_ms = item.get("step"), item.get("at_ms")
-    if name not in STEP_NAMES or not (_number(at_ms) and 0 <= at_ms <= 10**9):
+    kind = STEPS.get(name) if isinstance(name, str) else None
+    if not isinstance(name, str) or kind is None or not (_number(at_ms) and 0 <= at_ms <= 10**9):
         raise _bad(where, N_("must name a known step and its at_ms"))
-    detail = {
-        k: v
-        for k, v in item.items()
-        if k not in ("step", "at_ms")
-        and _text(k)
-        and len(k) <= 40
-        and (v is None or isinstance(v, bool) or _number(v) or _text(v))
-        and not (isinstance(v, str) and len(v) > 100)
-        and not (_number(v) and not isinstance(v, bool) and abs(v) > 10**9)
-    }
-    return Step(name, float(at_ms), detail)
+    passed[name] = passed.get(name, 0) + 1
+    if passed[name] > kind.at_most:
+        raise _bad(where, Text("a request passes %(step)s at most %(n)s times", step=name,
+                               n=kind.at_most))  # fmt: skip
+    detail: dict[str, Any] = {}
+    for member, value in item.items():
+        if member in ("step", "at_ms"):
+            continue
+        rule = kind.detail.get(member)
+        if rule is None:
+            raise _bad(where, Text("%(step)s has no detail %(member)s", step=name,
+                                   member=repr(member)[:40]))  # fmt: skip
+        if not rule.valid(value):
+            raise _bad(f"{where}.{member}", rule.what)
+        detail[member] = value
+    return Step(name, float(at_ms), shared.detail(detail))

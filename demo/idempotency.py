@@ -134,6 +134,15 @@ class KeyBusy(Exception):
     """The per-key lock was not acquired within the timeout."""
 
 
+class StoreFull(Exception):
+    """Every record of a full store is in progress and within its deadline: no key may be
+    reserved for ``retry_after_s`` seconds (until the oldest deadline passes)."""
+
+    def __init__(self, retry_after_s: int) -> None:
+        super().__init__(retry_after_s)
+        self.retry_after_s = retry_after_s
+
+
 class _KeyLock:
     """A per-key lock and the number of requests holding or waiting for it."""
 
@@ -149,8 +158,10 @@ class IdempotencyStore:
 
     :param ttl_s: how long a record is kept, in seconds (Stripe keeps keys at least 24 h).
         Expiry is checked on read: an expired key is a new intent.
-    :param max_records: a cap on completed records; past it the oldest is evicted, so a
-        very late retry of that key would charge again.
+    :param max_records: a cap on records; past it the oldest completed or abandoned one
+        (in progress past its deadline) is evicted, so a very late retry of that key would
+        charge again. Records in progress within their deadline are never evicted: when
+        they alone fill the store, :meth:`reserve` raises :class:`StoreFull`.
     :param in_progress_s: how long an in-progress record is presumed alive, in seconds
         (AWS Powertools: the in-progress expiry).
     :param clock: seconds, ``time.time`` by default.
@@ -187,7 +198,11 @@ class IdempotencyStore:
             return record
 
     def reserve(self, key: str, fingerprint: str) -> Record:
-        """Save an in-progress record, so others see the key is taken and by which body."""
+        """Save an in-progress record, so others see the key is taken and by which body.
+
+        :raises StoreFull: the store holds ``max_records`` records in progress, none past
+            its deadline (their requests may still be running).
+        """
         now = self.now()
         record = Record(
             key,
@@ -197,7 +212,7 @@ class IdempotencyStore:
             now + self.ttl_s,
             deadline_at=now + self.in_progress_s,
         )
-        return self._put(record)
+        return self._put(record, room_needed=True)
 
     def complete(self, key: str, fingerprint: str, response: Response) -> Record:
         """Save the completed record with the response to replay (stored headers only),
@@ -268,19 +283,39 @@ class IdempotencyStore:
             self._records.clear()
             self._outbox.clear()
 
-    def _put(self, record: Record, outbox: list[tuple[str, str]] | None = None) -> Record:
+    def _put(
+        self,
+        record: Record,
+        outbox: list[tuple[str, str]] | None = None,
+        *,
+        room_needed: bool = False,
+    ) -> Record:
         with self._guard:
             self._records.pop(record.key, None)
+            if room_needed:
+                self._evict(self.max_records - 1)
+                if len(self._records) >= self.max_records:
+                    oldest = min(r.deadline_at for r in self._records.values())
+                    raise StoreFull(max(1, math.ceil(oldest - self.now())))
             self._records[record.key] = record
             self._outbox.extend(outbox or ())
-            self._evict()
+            self._evict(self.max_records)
             return record
 
-    def _evict(self) -> None:
-        # The oldest completed record goes first (records are kept oldest first, so this is
-        # one step, not a scan); in-progress records stay: their requests are running.
-        while len(self._records) > self.max_records:
-            oldest = next((k for k, r in self._records.items() if r.state is State.COMPLETED), None)
+    def _evict(self, keep: int) -> None:
+        # Oldest first: a completed record, or one abandoned in progress (its deadline
+        # passed: its request crashed). A record in progress within its deadline stays:
+        # its request may be running, and forgetting its key would let a duplicate charge.
+        now = self.now()
+        while len(self._records) > keep:
+            oldest = next(
+                (
+                    k
+                    for k, r in self._records.items()
+                    if r.state is State.COMPLETED or r.deadline_at <= now
+                ),
+                None,
+            )
             if oldest is None:
                 return
             del self._records[oldest]
@@ -396,6 +431,7 @@ def execute(
         ``BaseException``: nothing runs after it, and the record stays in progress until
         its deadline.)
     :raises KeyBusy: the per-key lock was not acquired in time.
+    :raises StoreFull: no room to reserve the key (see :meth:`IdempotencyStore.reserve`).
     """
     # 1. Look up the key.
     record = store.get(key)

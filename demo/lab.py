@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import re
 import secrets
 import threading
@@ -28,6 +29,7 @@ from .idempotency import (
     KeyBusy,
     Record,
     Response,
+    StoreFull,
     Trace,
     execute,
     fingerprint,
@@ -56,11 +58,101 @@ STEP_POINTS = frozenset(
 )  # fmt: skip
 """The step boundaries where step mode pauses (the handler's others run straight through)."""
 
-STEP_NAMES = STEP_POINTS | {
-    "validate", "no key", "gateway replay", "reclaim", "release", "response lost", "crash",
-    "step timeout",
-}  # fmt: skip
+
+@dataclass(frozen=True)
+class Detail:
+    """One member a step's detail may hold: ``valid(value)``, and what it must be (words
+    for the error an imported history gets when it is not)."""
+
+    what: str
+    valid: Callable[[object], bool]
+
+
+def _is_ms(value: object) -> bool:
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and 0 <= value <= 10**9
+    )
+
+
+_BOOL = Detail(N_("must be true or false"), lambda v: isinstance(v, bool))
+_MS = Detail(N_("must be a number of ms"), _is_ms)
+
+
+@dataclass(frozen=True)
+class StepKind:
+    """What the lab writes for one step name: its ``detail`` members (each optional),
+    and how often one request can pass it (the look-again passes two steps twice)."""
+
+    detail: Mapping[str, Detail]
+    at_most: int = 1
+
+
+STEPS: Mapping[str, StepKind] = {
+    "validate": StepKind({"ok": _BOOL}),
+    "no key": StepKind({}),
+    "lookup": StepKind(
+        {
+            "hit": _BOOL,
+            "state": Detail(
+                N_('must be null, "in_progress" or "completed"'),
+                lambda v: v in (None, "in_progress", "completed"),
+            ),
+            "again": _BOOL,
+        },
+        at_most=2,
+    ),
+    "fingerprint check": StepKind({"match": _BOOL}, at_most=2),
+    "lock wait": StepKind({}),
+    "lock acquire": StepKind({"waited_ms": _MS}),
+    "reclaim": StepKind({}),
+    "reserve": StepKind({}),
+    "gateway replay": StepKind(
+        {"charge_id": Detail(N_("must be a charge id"), lambda v: _is_charge_id(v))}
+    ),
+    "gateway charge": StepKind({"ms": _MS}),
+    "release": StepKind({}),
+    "record save": StepKind({}),
+    "response lost": StepKind({}),
+    "respond": StepKind(
+        {
+            "status": Detail(
+                N_("must be an HTTP status code"),
+                lambda v: type(v) is int and 100 <= v <= 599,
+            )
+        }
+    ),
+    "crash": StepKind(
+        {"after": Detail(N_("must name a known step"), lambda v: isinstance(v, str) and v in STEPS)}
+    ),
+    "step timeout": StepKind({}),
+}
+"""Every step a request's log can hold, with the detail its ``trace(step, **detail)`` call
+passes: the one table the lab's trace calls follow (a test reads them in the source) and
+an imported history is checked against, so the two cannot drift apart."""
+
+STEP_NAMES = frozenset(STEPS)
 """Every step a request's log can hold (an imported history may name no other)."""
+
+
+def _is_charge_id(value: object) -> bool:
+    return isinstance(value, str) and re.fullmatch(r"ch_[0-9]{4,12}", value) is not None
+
+
+def shown(text: str, limit: int = 300) -> str:
+    """``text`` as the page shows it and a history keeps it: each character that is not
+    printable (a control character, a tab, DEL, a lone surrogate) written as its escape
+    (``\\x7f``), then cut to ``limit`` characters (the last one ``…``).
+
+    Recorded this way, every text of the request log is printable, so the lab's own
+    history re-imports and re-exports unchanged: ``shown(shown(t)) == shown(t)``.
+    """
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
 
 DEFAULT_CLIENT: Mapping[str, Any] = {"key_strategy": "stable", "guard": False}
 """The page's client switches: a stable key per intent, no client-side guard."""
@@ -116,7 +208,10 @@ class Settings:
 
     :param lock: take the per-key lock (``False`` shows the TOCTOU double charge).
     :param gateway_latency_ms: how long the gateway takes to charge, 0-3000 ms.
-    :param ttl_s: how long a key is remembered, 1 s to 30 days; 24 h by default.
+    :param ttl_s: how long a key is remembered, 1 s to 30 days; 24 h by default. Under
+        ``in_flight="reject"`` at least 30 s (``IN_PROGRESS_S``), else 422: a key that
+        expired while its request still runs would make the duplicate wait and replay
+        instead of getting its 409.
     :param in_flight: a duplicate of a request still running: ``"wait"`` for the lock and
         replay, or ``"reject"`` it with 409 and ``Retry-After`` (Stripe, IETF draft).
     :param profile: ``"seed"``, ``"ietf"`` or ``"stripe"``: the status codes for errors.
@@ -161,7 +256,8 @@ class Settings:
         """A copy with ``changes`` applied, e.g. ``{"lock": false}``.
 
         :raises Problem: 422 when ``changes`` is not an object, names an unknown setting
-            or gives a value of the wrong type or out of range; nothing changes then.
+            or gives a value of the wrong type or out of range, or when the result would
+            have ``ttl_s`` under 30 s with ``in_flight="reject"``; nothing changes then.
         """
         if not isinstance(changes, Mapping):
             raise _bad_settings({"body": N_("must be a JSON object of settings")})
@@ -187,6 +283,17 @@ class Settings:
                     "must be one of %(choices)s",
                     choices=", ".join(f'"{c}"' for c in CHOICES[name]),
                 )
+        if not errors:
+            patched = replace(self, **changes)
+            if patched.in_flight == "reject" and patched.ttl_s < IN_PROGRESS_S:
+                # A key that expires while its request still runs cannot be "in flight": the
+                # duplicate would find nothing, wait for the lock and replay instead of a 409.
+                name = "ttl_s" if "ttl_s" in changes else "in_flight"
+                errors[name] = Text(
+                    "must leave ttl_s at least %(deadline)s s (the in-progress deadline) under "
+                    'in_flight "reject"',
+                    deadline=IN_PROGRESS_S,
+                )
         if errors:
             raise _bad_settings(errors)
         return replace(self, **changes)
@@ -208,7 +315,7 @@ def _bad_settings(errors: dict[str, str | Text]) -> Problem:
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Step:
     """One step boundary a request passed: ``at_ms`` after it arrived, with ``detail``."""
 
@@ -445,8 +552,10 @@ class Lab:
         :returns: the response and the request's log entry. Status 201 (charged), the
             stored status (replayed), 400/422 (invalid, nothing stored), 409 (key reused
             with another body, or in use; 422 or 400 under other profiles), 402 (declined,
-            stored), 502 (gateway failed, key released). When ``entry.delivered`` is
-            ``False`` the client must get no response at all.
+            stored), 502 (gateway failed, key released), 503 ``store-full`` with
+            ``Retry-After`` (every record of the store is in progress within its
+            deadline). When ``entry.delivered`` is ``False`` the client must get no
+            response at all.
         """
         settings = self.settings  # one consistent snapshot for the whole request
         with self._guard:
@@ -478,6 +587,11 @@ class Lab:
                 instance.store.clear()
             entry.delivered = False
             response, outcome = no_response(), "crashed"
+        except Exception:
+            # A bug of ours: the web layer answers 500, and the request still ends here, so
+            # the page never shows it in flight for ever.
+            self._finish(entry, Response.of_problem(_internal_error()), "invalid")
+            raise
         finally:
             if pause is not None:
                 with self._guard:
@@ -496,7 +610,7 @@ class Lab:
         body: bytes,
     ) -> tuple[Response, Outcome]:
         outcome: Outcome
-        entry.raw_key = key_header[0][:64] if key_header else None  # shown when invalid
+        entry.raw_key = shown(key_header[0][:64]) if key_header else None  # shown when invalid
         try:
             # Validate first: an invalid request is answered and stores nothing.
             key = entry.key = parse_idempotency_key(key_header)
@@ -539,6 +653,10 @@ class Lab:
         except KeyBusy:
             busy = in_use_problem(PROFILES[settings.profile], 1)
             response, outcome = Response.of_problem(busy, ("Retry-After", "1")), "in_use"
+        except StoreFull as full:
+            # Refused before anything ran, like an invalid request: nothing stored or charged.
+            retry = ("Retry-After", str(full.retry_after_s))
+            response, outcome = Response.of_problem(_store_full(), retry), "invalid"
         self._relay_outbox()
         if outcome == "charged" and self._claim_fault("lose_response", world):
             entry.delivered = False
@@ -802,11 +920,15 @@ class Lab:
         charges: list[Charge],
         emails: list[Email],
         clock_offset_s: float,
+        *,
+        scenario: Scenario | None = None,
+        fixed: bool = False,
     ) -> None:
         """Become a read-only replay of an exported history (see :mod:`demo.history`)."""
         self.reset()
         with self._guard:
             self.settings = settings
+            self.scenario, self.fixed = scenario, fixed
             self._log.extend(entries[-self._max_log :])
             self.gateway.restore(charges)
             self._mailbox.extend(emails)
@@ -1051,7 +1173,7 @@ class Lab:
     def _begin(self, action: str, settings: Settings, instance: Instance) -> RequestEntry:
         entry = RequestEntry(
             id=next(self._ids),
-            action=action[:40],
+            action=shown(action, 40),
             started=time.perf_counter(),
             at=self.now(),
             instance=instance.name,
@@ -1071,8 +1193,9 @@ class Lab:
         if response.status < 300:
             entry.charge_id = body.get("id")
         elif outcome != "crashed":
-            entry.problem = body.get("title")
-            entry.problem_detail = body.get("detail")
+            title, detail = body.get("title"), body.get("detail")
+            entry.problem = shown(title) if isinstance(title, str) else None
+            entry.problem_detail = shown(detail) if isinstance(detail, str) else None
         entry.finished = time.perf_counter()
         self._observe()
         self._touch()
@@ -1103,6 +1226,27 @@ def _gateway_failed(exc: GatewayError) -> Response:
         ),
     )
     return Response.of_problem(problem)
+
+
+def _store_full() -> Problem:
+    return Problem(
+        503,
+        "store-full",
+        N_("Idempotency store full"),
+        N_(
+            "Every record of this lab's store is a request still in progress. Retry with the "
+            "same key once the oldest one's deadline has passed."
+        ),
+    )
+
+
+def _internal_error() -> Problem:
+    return Problem(
+        500,
+        "internal-error",
+        N_("Internal error"),
+        N_("Something went wrong in the lab itself."),
+    )
 
 
 def _missing_key() -> Problem:

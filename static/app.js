@@ -4,6 +4,7 @@
   "use strict";
 
   var inFlight = 0; // charge requests this tab has open now
+  var pending = 0; // htmx requests of any kind this tab has open now (New order too)
 
   function byId(id) {
     return document.getElementById(id);
@@ -129,6 +130,12 @@
       showNotice(t("guard_dropped"));
     }
   });
+  document.body.addEventListener("htmx:beforeRequest", function () {
+    pending += 1;
+  });
+  document.body.addEventListener("htmx:afterRequest", function () {
+    pending = Math.max(0, pending - 1);
+  });
   document.body.addEventListener("htmx:beforeRequest", function (evt) {
     if (!isCharge(evt.detail.elt)) return;
     hideNotice();
@@ -142,7 +149,17 @@
   document.body.addEventListener("htmx:afterRequest", function (evt) {
     if (!isCharge(evt.detail.elt)) return;
     inFlight = Math.max(0, inFlight - 1);
-    if (inFlight === 0) setDisabled(false);
+    if (inFlight === 0) {
+      setDisabled(false);
+      // This answer's panels were rendered when it finished; a request that finished
+      // just after it (another tab's) is not in them, and a refresh asked for meanwhile
+      // went out from the panels this swap replaced, so its answer is lost. Ask once
+      // more from the panels now shown, once they have settled (htmx settles on a timer
+      // set before this one): a 204 when nothing changed.
+      setTimeout(function () {
+        htmx.trigger(document.body, "lab-refresh");
+      }, 50);
+    }
   });
 
   // Two answers can arrive out of order (Double-submit): never let an older render of
@@ -434,12 +451,14 @@
   function runScript(names) {
     if (!names.length || !clickAction(names[0])) return;
     // Wait for 300 ms of quiet after the last answer, so each step draws as its own
-    // group on the timeline (counting from the click, a slow answer left no gap).
+    // group on the timeline (counting from the click, a slow answer left no gap). Every
+    // request counts, not only charges: on a busy machine New order can take longer than
+    // the quiet time, and a Pay sent before it answered would pay the old order.
     var waited = 0;
     var quiet = 0;
     var timer = setInterval(function () {
       waited += 100;
-      quiet = inFlight === 0 ? quiet + 100 : 0;
+      quiet = inFlight === 0 && pending === 0 ? quiet + 100 : 0;
       if (quiet >= 300 || waited > 10000) {
         clearInterval(timer);
         runScript(names.slice(1));

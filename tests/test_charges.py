@@ -67,7 +67,6 @@ def test_reordered_keys_and_whitespace_are_the_same_request() -> None:
         (b'{"order_id": "4\\n2", "amount": 1}', 422, "order_id"),
         (b'{"order_id": "42\\u00a0", "amount": 1}', 422, "order_id"),  # a no-break space
         (b'{"order_id": "4\\u202e2", "amount": 1}', 422, "order_id"),  # a bidi override
-        (b'{"order_id": "4\\ud8002", "amount": 1}', 422, "order_id"),  # a lone surrogate
         (b'{"order_id": "4\\u200b2", "amount": 1}', 422, "order_id"),  # a zero-width space
         (b'{"amount": 1}', 422, "order_id"),
         (b'{"order_id": "42", "amount": 1, "currency": "vnd"}', 422, "currency"),

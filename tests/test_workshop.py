@@ -239,7 +239,6 @@ def test_a_history_with_a_bad_step_or_charge_is_refused(client: FlaskClient) -> 
     played(client, "w-bad")
     data = client.get("/lab/w-bad/history.json").get_json()
     for breakage in (
-        lambda d: d["requests"][0].update(action="\ud800"),  # a lone surrogate
         lambda d: d["requests"][0].update(idempotency_key="k\u0007ey"),
         lambda d: d["requests"][0].update(action="line\nbreak"),
         lambda d: d["requests"][0]["steps"].append({"step": "lookup", "at_ms": 1.7e308}),
@@ -258,7 +257,7 @@ def test_a_history_with_a_bad_step_or_charge_is_refused(client: FlaskClient) -> 
     ):
         broken = json.loads(json.dumps(data))
         breakage(broken)
-        body = json.dumps(broken).encode()  # ensure_ascii: a lone surrogate travels as \ud800
+        body = json.dumps(broken).encode()
         answer = client.post("/replay", data=body, content_type="application/json", headers=JSON)
         assert answer.status_code == 422, broken["requests"][0]
         assert answer.mimetype == "application/problem+json"
