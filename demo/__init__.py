@@ -35,7 +35,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     )
     app.config.from_mapping(
         MAX_CONTENT_LENGTH=16 * 1024,  # bytes; a charge body is under 200
-        LAB_MAX=500,  # attendees' labs at once (see LabRegistry for who is evicted)
+        LAB_MAX=300,  # attendees' labs at once, < 0.5 GiB full (see LabRegistry for who goes)
         LAB_IDLE_S=2 * 3600,  # a lab unused this long expires
         LAB_FRESH_S=5,  # a new lab is spared this long while its page proves it a person's
         LAB_MAX_REPLAYS=20,  # replays of exported histories at once, a quota of their own

@@ -1181,12 +1181,12 @@ class LabRegistry:
 
     1. a lab idle for ``idle_s`` (expired);
     2. the least recently used *blank* lab (:meth:`Lab.is_blank`): nothing is lost;
-    3. the least recently used *unproven* lab older than ``fresh_s``: one no request used
-       again after it was made (a flood writes once per id; a person's page polls every
-       2 s, so their lab is proven within seconds);
-    4. when one source (client address) holds more than its fair share
-       (``max_labs`` / the number of sources, the newcomer included), that source's own
-       least recently used lab, unproven ones first;
+    3. the least recently used *unproven* lab older than ``fresh_s``: one that no request
+       used again :data:`PROVEN_AFTER_S` or more after it was made (a flood writes once
+       per id; a person's page polls every 2 s, so their lab is proven within seconds);
+    4. when the source (client address) holding the most labs holds more than its fair
+       share (``max_labs`` / the number of sources, the newcomer included, rounded up),
+       that source's least recently used lab, unproven ones first;
 
     else the new lab is refused with 503 and ``Retry-After`` (when the next victim of
     rule 3 or 1 will exist). So a flood from one client churns through its own labs,
@@ -1194,7 +1194,9 @@ class LabRegistry:
     another address gets a slot at once. Replays of exported histories have their own
     quota (``max_replays``, least recently used replay dropped) and never take a slot.
 
-    :param max_labs: attendees' labs at once; a lab full to every cap is a few MiB.
+    :param max_labs: attendees' labs at once: a blank lab is about 7 KiB, one full to every
+        cap (1,000 records, 200 requests, 500 charges) about 1.6 MiB, so 300 labs stay
+        under 0.5 GiB even so.
     :param idle_s: a lab unused for this many seconds expires (2 h by default).
     :param fresh_s: how long a new lab is spared by rule 3 before its page proves it, s.
     :param max_replays: replay labs at once.
@@ -1205,7 +1207,7 @@ class LabRegistry:
     def __init__(
         self,
         *,
-        max_labs: int = 500,
+        max_labs: int = 300,
         idle_s: float = 2 * 3600,
         fresh_s: float = 5.0,
         max_replays: int = 20,
@@ -1338,7 +1340,7 @@ class LabRegistry:
         for slot in slots.values():
             held[slot.source] = held.get(slot.source, 0) + 1
         greedy = max(held, key=lambda s: held[s])
-        if held[greedy] <= self.max_labs / len(held):
+        if held[greedy] <= math.ceil(self.max_labs / len(held)):
             return None
         own = [(lab_id, slot) for lab_id, slot in slots.items() if slot.source == greedy]
         return next((i for i, s in own if not s.proven), own[0][0])

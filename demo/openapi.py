@@ -62,7 +62,19 @@ def document() -> dict[str, Any]:
         for method, operation in item.items():
             if method != "parameters":
                 operation["responses"].setdefault("405", PROBLEM)  # any other method
+            if method not in ("parameters", "get"):
+                operation["responses"].setdefault("403", PROBLEM)  # a cross-site request
     return doc
+
+
+LINK_PARAMETERS = [
+    {"name": "scenario", "in": "query", "schema": {"type": "string"}},
+    {"name": "fixed", "in": "query", "schema": {"enum": ["0", "1"]}},
+    {"name": "run", "in": "query", "schema": {"enum": ["0", "1"]}},
+    {"name": "lesson", "in": "query", "schema": {"type": "string"}},
+    {"name": "present", "in": "query", "schema": {"enum": ["0", "1"]}},
+]
+"""The query of a shareable lab link (see ``demo.web.pages.lab_page``)."""
 
 
 def _document() -> dict[str, Any]:
@@ -96,16 +108,21 @@ def _document() -> dict[str, Any]:
             "/lab/{lab_id}": {
                 "parameters": [LAB_ID],
                 "get": {
-                    "summary": "The lab page; ?scenario=<name> starts a scenario and redirects",
-                    "parameters": [
-                        {"name": "scenario", "in": "query", "schema": {"type": "string"}},
-                        {"name": "fixed", "in": "query", "schema": {"enum": ["0", "1"]}},
-                        {"name": "run", "in": "query", "schema": {"enum": ["0", "1"]}},
-                    ],
+                    "summary": "The lab page (blank for a lab not yet written to). A link's "
+                    "?scenario=, ?lesson= or ?present= changes nothing: the page offers it "
+                    "with one button, a POST of the same address",
+                    "parameters": LINK_PARAMETERS,
+                    "responses": {"200": _html("The lab page"), "404": PROBLEM, "409": PROBLEM},
+                },
+                "post": {
+                    "summary": "Apply a link: ?present=1/0, ?lesson=<name>, or "
+                    "?scenario=<name> (fixed=1 with its fix, none to leave it); query "
+                    "arguments or form fields",
+                    "parameters": LINK_PARAMETERS,
                     "responses": {
-                        "200": _html("The lab page"),
-                        "303": {"description": "Scenario applied; see the plain lab address"},
+                        "303": {"description": "Applied; see the plain lab address (run=1 kept)"},
                         "404": PROBLEM,
+                        "409": PROBLEM,
                         "503": PROBLEM,
                     },
                 },

@@ -52,7 +52,7 @@ def client_source() -> str:
 def current_lab() -> Lab | None:
     """The existing lab this request addresses, if any; never creates one."""
     lab: Lab | None = g.get("lab")  # the API's views have it already
-    lab_id = (request.view_args or {}).get("lab_id")
+    lab_id = (request.view_args or {}).get("lab_id", g.get("lab_id"))
     if lab is None and isinstance(lab_id, str):
         lab = labs().peek(lab_id)
     return lab

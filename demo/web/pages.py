@@ -189,9 +189,7 @@ def _offer(lab: Lab) -> Offer | None:
             N_("Start presenter mode"),
             action,
         )
-    return Offer(
-        N_("This link switches presenter mode off."), N_("Leave presenter mode"), action
-    )
+    return Offer(N_("This link switches presenter mode off."), N_("Leave presenter mode"), action)
 
 
 def redirect_to_lab(lab: Lab, *, run: bool = False) -> BaseResponse:
