@@ -220,7 +220,7 @@ def test_replays_have_their_own_quota_and_never_take_an_attendees_slot(
         {"Sec-Fetch-Site": "cross-site"},
         {"Origin": "https://evil.example"},
         {"Origin": "http://localhost:5000"},  # another port is another origin
-        {"Origin": "null"},
+        {"Origin": "null", "Sec-Fetch-Site": "cross-site"},  # a sandboxed frame elsewhere
         {"Sec-Fetch-Site": "same-origin", "Origin": "https://evil.example"},
     ],
 )
@@ -252,6 +252,8 @@ def test_a_cross_site_write_is_refused_and_changes_nothing(
         {"Sec-Fetch-Site": "same-site"},
         {"Sec-Fetch-Site": "none"},
         {"Origin": "HTTP://LOCALHOST"},
+        # The page's own form under Referrer-Policy: no-referrer sends Origin: null.
+        {"Origin": "null", "Sec-Fetch-Site": "same-origin"},
     ],
 )
 def test_a_same_site_write_or_one_without_a_browser_passes(

@@ -90,6 +90,8 @@ def refuse_cross_site_writes() -> None:
     an attendee's lab through their browser. A browser says where a request comes from
     in ``Sec-Fetch-Site`` (W3C Fetch Metadata; ``cross-site`` is refused, ``same-origin``,
     ``same-site`` and ``none`` pass) and ``Origin`` (RFC 6454; it must name this host).
+    ``Origin: null`` tells nothing: the page's own forms send it, because the lab's
+    ``Referrer-Policy`` is ``no-referrer`` (Fetch standard), so ``Sec-Fetch-Site`` decides.
     A client that sends neither, such as curl, is not a browser and passes.
 
     :raises Problem: 403 ``cross-site-request``.
@@ -98,7 +100,8 @@ def refuse_cross_site_writes() -> None:
         return
     site = request.headers.get("Sec-Fetch-Site", "").strip().lower()
     origin = request.headers.get("Origin")
-    if site == "cross-site" or (origin is not None and not _same_host(origin)):
+    foreign = origin is not None and origin.strip() != "null" and not _same_host(origin)
+    if site == "cross-site" or foreign:
         raise Problem(
             403,
             "cross-site-request",
@@ -110,7 +113,7 @@ def refuse_cross_site_writes() -> None:
 
 def _same_host(origin: str) -> bool:
     """True when ``origin`` (``scheme://host[:port]``) names the host this request was
-    sent to (``Host``); ``null`` (an opaque origin) never does."""
+    sent to (``Host``)."""
     scheme, _, host = origin.strip().partition("://")
     return scheme.lower() in ("http", "https") and host.lower() == request.host.lower()
 
