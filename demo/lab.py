@@ -1185,14 +1185,17 @@ class LabRegistry:
        used again :data:`PROVEN_AFTER_S` or more after it was made (a flood writes once
        per id; a person's page polls every 2 s, so their lab is proven within seconds);
     4. when the source (client address) holding the most labs holds more than its fair
-       share (``max_labs`` / the number of sources, the newcomer included, rounded up),
-       that source's least recently used lab, unproven ones first;
+       share (``max_labs`` / the number of sources, the newcomer included, rounded up)
+       and is not the newcomer's own, that source's least recently used lab, unproven
+       ones first;
 
     else the new lab is refused with 503 and ``Retry-After`` (when the next victim of
-    rule 3 or 1 will exist). So a flood from one client churns through its own labs,
-    never another source's lab with data used within ``idle_s``, and a newcomer from
-    another address gets a slot at once. Replays of exported histories have their own
-    quota (``max_replays``, least recently used replay dropped) and never take a slot.
+    rule 3 or 1 will exist). So a flood from one client only ever replaces its own labs
+    once they are ``fresh_s`` old, never another source's lab with data used within
+    ``idle_s``; a newcomer from another address gets a slot at once, and a new lab is
+    never dropped in its first ``fresh_s`` by its own address's flood. Replays of
+    exported histories have their own quota (``max_replays``, least recently used
+    replay dropped) and never take a slot.
 
     :param max_labs: attendees' labs at once: a blank lab is about 7 KiB, one full to every
         cap (1,000 records, 200 requests, 500 charges) about 1.6 MiB, so 300 labs stay
@@ -1340,7 +1343,7 @@ class LabRegistry:
         for slot in slots.values():
             held[slot.source] = held.get(slot.source, 0) + 1
         greedy = max(held, key=lambda s: held[s])
-        if held[greedy] <= math.ceil(self.max_labs / len(held)):
+        if greedy == source or held[greedy] <= math.ceil(self.max_labs / len(held)):
             return None
         own = [(lab_id, slot) for lab_id, slot in slots.items() if slot.source == greedy]
         return next((i for i, s in own if not s.proven), own[0][0])

@@ -168,7 +168,9 @@ def test_a_classroom_behind_one_address_all_get_labs_then_a_flood_takes_none() -
     for n in range(300):
         answer = flood.post(f"/lab/flood-{n}/api/charges", json=BODY, headers=pay)
         statuses.add(answer.status_code)
-    assert statuses == {201}  # it churns through its own labs, and is never locked out
+        if answer.status_code == 503:
+            assert 1 <= int(answer.headers["Retry-After"]) <= 5  # its own labs age out
+    assert statuses == {201, 503}
     for seat in range(60):
         replay = room.post(f"/lab/seat-{seat}/api/charges", json=BODY, headers=pay)
         assert replay.headers.get("Idempotent-Replayed") == "true", seat
