@@ -99,17 +99,21 @@ def test_the_post_of_a_link_applies_it(client: FlaskClient, lab_of: Any) -> None
 
 
 def test_a_post_with_nothing_to_apply_makes_no_lab(client: FlaskClient, app: Flask) -> None:
-    answer = client.post("/lab/idle")
-    assert answer.status_code == 303 and answer.location == "/lab/idle"
+    for query in ("", "?present=2", "?run=1"):
+        answer = client.post(f"/lab/idle{query}")
+        assert answer.status_code == 303 and answer.location == "/lab/idle"
     assert registry(app).peek("idle") is None
 
 
 @pytest.mark.parametrize("link", ["?scenario=nope", "?lesson=nope"])
 @pytest.mark.parametrize("method", ["get", "post"])
-def test_an_unknown_name_in_a_link_is_404(client: FlaskClient, link: str, method: str) -> None:
-    answer = getattr(client, method)(f"/lab/x{link}", headers=JSON)
+def test_an_unknown_name_in_a_link_is_404(
+    client: FlaskClient, app: Flask, link: str, method: str
+) -> None:
+    answer = getattr(client, method)(f"/lab/x{link}&present=1", headers=JSON)
     assert answer.status_code == 404
     assert answer.mimetype == "application/problem+json"
+    assert registry(app).peek("x") is None  # nothing made, nothing half applied
 
 
 @pytest.mark.parametrize(

@@ -83,7 +83,7 @@ def lab_page(lab_id: str) -> BaseResponse | str:
     last = lab.latest_charge()
     order_id = lab.current_order
     amount = last.amount if last and last.order_id == order_id else 100_000
-    response = render_template(
+    return render_template(
         "lab.html",
         form=_form(order_id, amount),
         poll_s=_poll_s(),
@@ -94,7 +94,6 @@ def lab_page(lab_id: str) -> BaseResponse | str:
         autorun=offer is None and request.args.get("run") == "1" and lab.scenario is not None,
         **panels_context(lab),
     )
-    return response
 
 
 @bp.post("/lab/<lab_id>")
@@ -107,8 +106,10 @@ def open_link(lab_id: str) -> BaseResponse:
         (presenter mode excepted); 503 when a new lab gets no slot.
     """
     params = request.values
-    if not any(name in params for name in ("scenario", "lesson", "present")):
+    changes = params.get("present") in ("0", "1") or "scenario" in params or "lesson" in params
+    if not changes:  # nothing to apply: no lab is made for it
         return redirect(url_for("pages.lab_page", lab_id=lab_id), 303)
+    _check_names(params.get("lesson"), params.get("scenario"))  # before anything changes
     lab = lab_to_write(lab_id)
     run = params.get("run") == "1"
     if params.get("present") in ("0", "1"):
@@ -136,6 +137,24 @@ class Offer:
     action: str
 
 
+def _check_names(lesson: str | None, scenario: str | None) -> None:
+    """:raises Problem: 404 for an unknown lesson or scenario (the lab's own problems)."""
+    if lesson is not None and lesson not in LESSONS:
+        raise Problem(
+            404,
+            "unknown-lesson",
+            N_("No such lesson"),
+            Text("Lessons are: %(names)s.", names=", ".join(LESSONS)),
+        )
+    if scenario is not None and scenario != "none" and scenario not in SCENARIOS:
+        raise Problem(
+            404,
+            "unknown-scenario",
+            N_("No such scenario"),
+            Text("Scenarios are: %(names)s.", names=", ".join(SCENARIOS)),
+        )
+
+
 def _offer(lab: Lab) -> Offer | None:
     """The change a link's query asks for, or ``None``.
 
@@ -146,16 +165,10 @@ def _offer(lab: Lab) -> Offer | None:
     lesson, scenario = args.get("lesson"), args.get("scenario")
     if present is None and lesson is None and scenario is None:
         return None
+    _check_names(lesson, scenario)
     query: dict[str, Any] = {name: args[name] for name in LINK_ARGS if name in args}
     action = url_for("pages.open_link", lab_id=lab.id, **query)
     if lesson is not None:
-        if lesson not in LESSONS:
-            raise Problem(
-                404,
-                "unknown-lesson",
-                N_("No such lesson"),
-                Text("Lessons are: %(names)s.", names=", ".join(LESSONS)),
-            )
         n = [item.name for item in PATH].index(lesson) + 1
         title = SCENARIOS[lesson].title
         return Offer(
@@ -165,13 +178,6 @@ def _offer(lab: Lab) -> Offer | None:
             action,
         )  # fmt: skip
     if scenario is not None and scenario != "none":
-        if scenario not in SCENARIOS:
-            raise Problem(
-                404,
-                "unknown-scenario",
-                N_("No such scenario"),
-                Text("Scenarios are: %(names)s.", names=", ".join(SCENARIOS)),
-            )
         name = Text(SCENARIOS[scenario].title)
         fixed = args.get("fixed") == "1"
         return Offer(
