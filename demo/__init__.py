@@ -35,8 +35,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     )
     app.config.from_mapping(
         MAX_CONTENT_LENGTH=16 * 1024,  # bytes; a charge body is under 200
-        LAB_MAX=200,  # labs at once; the least recently used is evicted past it
+        LAB_MAX=300,  # attendees' labs at once, < 0.5 GiB full (see LabRegistry for who goes)
         LAB_IDLE_S=2 * 3600,  # a lab unused this long expires
+        LAB_FRESH_S=5,  # a new lab is spared this long while its page proves it a person's
+        LAB_MAX_REPLAYS=20,  # replays of exported histories at once, a quota of their own
         LAB_MAX_LOG=200,  # requests kept per lab (ring buffer)
         LAB_MAX_RECORDS=1000,  # idempotency records per lab
         LAB_MAX_LEDGER=500,  # charges kept per lab (ring buffer)
@@ -63,7 +65,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         )
 
     app.extensions["labs"] = LabRegistry(
-        max_labs=cfg["LAB_MAX"], idle_s=cfg["LAB_IDLE_S"], make_lab=make_lab
+        max_labs=cfg["LAB_MAX"],
+        idle_s=cfg["LAB_IDLE_S"],
+        fresh_s=cfg["LAB_FRESH_S"],
+        max_replays=cfg["LAB_MAX_REPLAYS"],
+        make_lab=make_lab,
     )
 
     from . import web
@@ -71,6 +77,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     i18n.init(app)
     errors.register(app)
+    app.before_request(web.refuse_cross_site_writes)
     app.before_request(web.refuse_writes_to_replays)
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)

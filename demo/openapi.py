@@ -62,6 +62,8 @@ def document(languages: tuple[str, ...]) -> dict[str, Any]:
         for method, operation in item.items():
             if method != "parameters":
                 operation["responses"].setdefault("405", _ref("MethodNotAllowed"))
+            if method not in ("parameters", "get"):
+                operation["responses"].setdefault("403", PROBLEM)  # a cross-site write
     return {
         "openapi": "3.1.0",
         "info": {"title": "idempotency-demo", "version": "0.1.0", "description": DESCRIPTION},
@@ -151,7 +153,18 @@ def _pages() -> dict[str, Any]:
         "/openapi.json": {
             "get": _op("This document", {"200": _json({"type": "object"}, "OpenAPI 3.1")})
         },
-        "/lab/{lab_id}": _at("get", lab_page),
+        "/lab/{lab_id}": {
+            **_at("get", lab_page),
+            "post": _lab(
+                "Apply a link's offer: presenter mode, a lesson or a scenario, as query "
+                "arguments or form fields (the same names as the GET's)",
+                {
+                    "303": {"description": "Applied; to the plain lab address (`run=1` kept)"},
+                    **_problems("409"),
+                },
+                parameters=_page_links(),
+            ),
+        },
         "/lab/{lab_id}/panels": _at(
             "get",
             _lab(

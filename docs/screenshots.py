@@ -112,6 +112,7 @@ def main() -> None:
         ):
             fix = "&fixed=1" if fixed else ""
             page.goto(f"{base}-{name}?scenario={name}{fix}&run=1")
+            expect(page.locator("#offer")).to_have_count(0)  # the page opens its link itself
             expect(lesson).to_have_text(charges, timeout=15_000)
             page.wait_for_timeout(800)
             shoot(page, f"scenario-{name}{'-fixed' if fixed else ''}")
@@ -133,11 +134,12 @@ def main() -> None:
 
         # Presenter mode, in the race lesson after the double charge: what the room sees.
         page.goto(f"{base}-present?present=1&lesson=race")
+        expect(page.locator("#offer")).to_have_count(0)
         button("Double-submit").click()
         expect(page.locator("#lesson .actual-charges")).to_have_text("2", timeout=15_000)
         page.wait_for_timeout(500)
         shoot(page, "presenter-mode")
-        page.get_by_role("link", name="Apply the fix").click()
+        button("Apply the fix").click()
         button("Double-submit").click()
         expect(page.locator("#lesson .achieved")).to_be_visible(timeout=15_000)
         page.wait_for_timeout(500)
@@ -146,6 +148,7 @@ def main() -> None:
         # The Vietnamese page, as a browser that asks for Vietnamese gets it.
         vi = browser.new_page(viewport={"width": 1280, "height": 720}, locale="vi-VN")
         vi.goto(f"{base}-vi?lesson=lost-response")
+        expect(vi.locator("#offer")).to_have_count(0)
         vi.locator("button[data-action='Pay']").click()
         expect(vi.locator("#notice")).to_be_visible(timeout=15_000)
         vi.locator("button[data-action='Retry with a new key']").click()

@@ -415,7 +415,7 @@
     }
     var onward = document.querySelector("[data-apply-fix]") ||
       document.querySelector("[data-next-lesson]") ||
-      document.querySelector("#path .start a"); // free play: start the lessons
+      document.querySelector("#path .start button"); // free play: start the lessons
     if (onward) onward.click();
     else if (script.length) showNotice(t("path_done"));
   }
@@ -466,11 +466,48 @@
     }, 100);
   }
 
+  // Run only once a person has the page on screen: never in a prerender (which runs
+  // scripts before anyone asked) or a background tab.
+  function whenSeen(action) {
+    if (!document.prerendering && document.visibilityState === "visible") {
+      action();
+      return;
+    }
+    var done = false;
+    function check() {
+      if (done || document.prerendering || document.visibilityState !== "visible") return;
+      done = true;
+      action();
+    }
+    document.addEventListener("prerenderingchange", check);
+    document.addEventListener("visibilitychange", check);
+  }
+
   var layout = document.querySelector("[data-autorun='true']");
   if (layout && layout.dataset.script) {
     history.replaceState(null, "", window.location.pathname);
-    setTimeout(function () {
-      runScript(layout.dataset.script.split("|"));
-    }, 300);
+    whenSeen(function () {
+      setTimeout(function () {
+        runScript(layout.dataset.script.split("|"));
+      }, 300);
+    });
+  }
+
+  // A link that changes the lab (?lesson=, ?scenario=, ?present=) opens with its change
+  // offered as a form: a GET changes nothing, so a link preview or a prefetch cannot reset
+  // a lab. For a person the link stays one click: press the button for them, and replace
+  // this page in the history, so Back does not open the lesson afresh again.
+  var offer = document.querySelector("form[data-auto-open]");
+  if (offer) {
+    whenSeen(function () {
+      var button = offer.querySelector("button");
+      if (button) button.disabled = true;
+      fetch(offer.action, {method: "POST", credentials: "same-origin"})
+        .then(function (response) {
+          if (response.ok && response.redirected) window.location.replace(response.url);
+          else offer.submit(); // show the problem (a read-only replay, no free lab slot)
+        })
+        .catch(function () { offer.submit(); });
+    });
   }
 })();

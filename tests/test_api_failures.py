@@ -113,18 +113,18 @@ def test_a_lost_response_without_a_socket_is_a_502_no_response(client: FlaskClie
 
 
 def test_scenario_link_applies_and_redirects(client: FlaskClient) -> None:
-    response = client.get("/lab/f1?scenario=multi-instance")
+    response = client.post("/lab/f1?scenario=multi-instance")
     assert response.status_code == 303 and response.location == "/lab/f1"
     settings = client.get(f"{API}/state").get_json()["settings"]
     assert settings["instances"] == 2 and settings["store_scope"] == "per_instance"
     page = client.get("/lab/f1").get_data(as_text=True)
     assert "Scenario: Several instances" in page and "fix OFF" in page
-    fixed = client.get("/lab/f1?scenario=multi-instance&fixed=1&run=1")
+    fixed = client.post("/lab/f1?scenario=multi-instance&fixed=1&run=1")
     assert fixed.location == "/lab/f1?run=1"
     assert client.get(f"{API}/state").get_json()["settings"]["store_scope"] == "shared"
     page = client.get("/lab/f1?run=1").get_data(as_text=True)
     assert 'data-autorun="true"' in page and 'data-script="Pay|Retry"' in page
-    client.get("/lab/f1?scenario=none")
+    client.post("/lab/f1?scenario=none")
     assert "Scenario:" not in client.get("/lab/f1").get_data(as_text=True)
 
 
@@ -137,7 +137,7 @@ def test_every_scenario_page_renders(client: FlaskClient) -> None:
     from demo.scenarios import SCENARIOS
 
     for name, scenario in SCENARIOS.items():
-        client.get(f"/lab/f1?scenario={name}")
+        client.post(f"/lab/f1?scenario={name}")
         html = client.get("/lab/f1").get_data(as_text=True)
         assert scenario.title.replace("&", "&amp;") in html, name
         assert "Apply the fix and run again" in html

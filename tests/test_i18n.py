@@ -204,7 +204,7 @@ def test_step_mode_is_told_in_vietnamese(marking: FlaskClient) -> None:
 
 @pytest.mark.parametrize("scenario", ["race", "crash-window", "profiles", "email-once"])
 def test_a_scenario_page_is_told_in_vietnamese(marking: FlaskClient, scenario: str) -> None:
-    opened = marking.get(f"/lab/vi-{scenario}?scenario={scenario}", headers=VI)
+    opened = marking.post(f"/lab/vi-{scenario}?scenario={scenario}", headers=VI)
     assert opened.status_code == 303
     html = _clean(_page(marking, f"vi-{scenario}"))
     assert "Phòng thí nghiệm lỗi" in html
@@ -288,20 +288,20 @@ def test_an_invalid_body_keeps_its_field_errors_in_english(marking: FlaskClient)
 @pytest.mark.parametrize("lesson", [lesson.name for lesson in PATH])
 def test_every_lesson_is_told_in_vietnamese(marking: FlaskClient, lesson: str) -> None:
     lab = f"vi-lesson-{lesson}"
-    assert marking.get(f"/lab/{lab}?lesson={lesson}", headers=VI).status_code == 303
+    assert marking.post(f"/lab/{lab}?lesson={lesson}", headers=VI).status_code == 303
     for _ in range(3):  # every hint shown
         marking.post(f"/lab/{lab}/lessons/{lesson}/hint", headers=HX)
     html = _clean(_page(marking, lab))
     assert "Bài học:" in html and "Đã hoàn thành 0/10" in html
-    assert marking.get(f"/lab/{lab}?scenario={lesson}&fixed=1", headers=VI).status_code == 303
+    assert marking.post(f"/lab/{lab}?scenario={lesson}&fixed=1", headers=VI).status_code == 303
     _clean(_page(marking, lab))
 
 
 def test_an_achieved_lesson_and_the_instructor_view_in_vietnamese(marking: FlaskClient) -> None:
-    marking.get("/lab/vi-done?lesson=decline", headers=VI)
+    marking.post("/lab/vi-done?lesson=decline", headers=VI)
     _charge(marking, "vi-done", "k1", ORDER)
     _charge(marking, "vi-done", "k1", ORDER, "Retry")
-    marking.get("/lab/vi-done?scenario=decline&fixed=1", headers=VI)
+    marking.post("/lab/vi-done?scenario=decline&fixed=1", headers=VI)
     _charge(marking, "vi-done", "k1", ORDER)
     _charge(marking, "vi-done", "k1", ORDER, "Retry")
     assert "Đã hoàn thành bài học" in _clean(_page(marking, "vi-done"))
@@ -327,7 +327,7 @@ def test_a_replay_lab_and_a_bad_history_in_vietnamese(marking: FlaskClient) -> N
 
 
 def test_presenter_mode_is_told_in_vietnamese(marking: FlaskClient) -> None:
-    marking.get("/lab/vi-present?present=1&lesson=race", headers=VI)
+    marking.post("/lab/vi-present?present=1&lesson=race", headers=VI)
     html = _clean(_page(marking, "vi-present"))
     assert "Chế độ trình chiếu" in html and "Phím tắt" in html
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 
@@ -149,6 +150,11 @@ def test_request_log_is_a_ring_buffer() -> None:
     assert [e.key for e in the_lab.requests()] == ["k3", "k4", "k5", "k6", "k7"]
 
 
+def fast(lab_id: str) -> Lab:
+    """A lab whose gateway answers at once."""
+    return Lab(lab_id, settings=Settings(gateway_latency_ms=0))
+
+
 class TestRegistry:
     def test_same_id_same_lab_and_labs_are_isolated(self) -> None:
         registry = LabRegistry()
@@ -163,30 +169,133 @@ class TestRegistry:
             LabRegistry().get(bad)
         assert caught.value.status == 404
 
-    def test_cap_evicts_least_recently_used(self) -> None:
+    def test_a_blank_lab_is_evicted_first_and_a_lab_with_data_is_kept(self) -> None:
         now = [0.0]
-        registry = LabRegistry(max_labs=3, protect_s=60, clock=lambda: now[0])
-        first = registry.get("l0")
-        for i in range(1, 3):
-            registry.get(f"l{i}")
-        now[0] = 100  # everything is past the protection window
-        registry.get("l0")  # used again: now the most recent
-        registry.get("l3")
-        assert len(registry) == 3
-        assert registry.get("l0") is first  # survived; l1 was evicted
-        assert registry.get("l1") is not None  # a new, empty l1 (evicting l2)
+        registry = LabRegistry(make_lab=fast, max_labs=3, fresh_s=5, clock=lambda: now[0])
+        kept = registry.get("kept", source="a")
+        kept.create_charge(["k"], BODY)
+        blank = registry.get("blank", source="b")  # a write that left nothing, e.g. a reset
+        registry.get("other", source="c").create_charge(["k"], BODY)
+        now[0] = 100
+        registry.get("new", source="d")
+        assert registry.peek("blank") is None and registry.peek("kept") is kept
+        assert blank.is_blank() and not kept.is_blank()
 
-    def test_a_burst_of_new_ids_cannot_evict_labs_in_use(self) -> None:
+    def test_a_full_registry_of_labs_in_use_answers_503_with_retry_after(self) -> None:
         now = [0.0]
-        registry = LabRegistry(max_labs=3, protect_s=60, clock=lambda: now[0])
-        victim = registry.get("victim")
-        registry.get("a")
-        registry.get("b")
-        now[0] = 10
+        registry = LabRegistry(
+            make_lab=fast, max_labs=2, idle_s=7200, fresh_s=5, clock=lambda: now[0]
+        )
+        for name in ("a", "b"):
+            registry.get(name, source=name).create_charge(["k"], BODY)
+        now[0] = 2
+        for name in ("a", "b"):
+            registry.find(name)  # their pages poll: proven
+        now[0] = 62  # a laptop lid closed for a minute: still within the idle time
         with pytest.raises(Problem) as caught:
-            registry.get("flood")
+            registry.get("c", source="c")
         assert caught.value.status == 503
-        assert registry.get("victim") is victim
+        assert caught.value.retry_after_s == 7200 - 60  # when "a" will have been idle 2 h
+        assert {registry.peek("a"), registry.peek("b")} != {None}
+
+    def test_reading_an_unknown_lab_never_creates_it(self) -> None:
+        registry = LabRegistry(make_lab=fast, max_labs=1)
+        assert registry.find("nobody") is None
+        shown = registry.view("nobody")
+        assert shown.id == "nobody" and shown.is_blank()
+        assert len(registry) == 0 and registry.peek("nobody") is None
+        with pytest.raises(Problem) as caught:
+            registry.view("bad id")
+        assert caught.value.status == 404
+
+    @pytest.mark.parametrize("flood_source", ["flood", "room"])
+    def test_a_flood_of_new_ids_never_evicts_a_lab_in_use(self, flood_source: str) -> None:
+        """10,000 writes to random ids from one client, 1 ms apart: every lab with data
+        used within the idle time survives, even one behind the flooder's own address,
+        and a newcomer from another address gets a lab at once, during the flood."""
+        now = [0.0]
+        registry = LabRegistry(
+            make_lab=fast, max_labs=200, idle_s=7200, fresh_s=5, clock=lambda: now[0]
+        )
+        established = []
+        for i in range(30):
+            lab = registry.get(f"attendee-{i}", source="room")
+            lab.create_charge(["k"], BODY)
+            established.append(lab)
+        now[0] = 3
+        for lab in established:
+            registry.find(lab.id)  # the page polls
+        now[0] = 600  # ten minutes of silence: laptop lids closed
+        refused = 0
+        newcomer_waited = None
+        for n in range(10_000):
+            now[0] += 0.001
+            try:
+                registry.get(f"flood-{n}", source=flood_source).set_view(present=True)
+            except Problem as problem:
+                assert problem.status == 503 and problem.retry_after_s is not None
+                refused += 1
+            if n == 5_000:
+                start = now[0]
+                registry.get("newcomer", source="elsewhere").create_charge(["k"], BODY)
+                newcomer_waited = now[0] - start
+        assert all(registry.peek(lab.id) is lab for lab in established)
+        assert registry.peek("newcomer") is not None and newcomer_waited == 0
+        assert len(registry) <= 200
+        # The flood replaces its own labs only once they are 5 s old: 200 per 5 s at most.
+        assert 10_000 - refused <= 200 + 200 * 10 / 5 + 1
+
+    def test_a_new_lab_is_never_dropped_by_its_own_addresss_flood_before_it_is_proven(
+        self,
+    ) -> None:
+        now = [0.0]
+        registry = LabRegistry(make_lab=fast, max_labs=50, fresh_s=5, clock=lambda: now[0])
+        registry.get("elsewhere", source="other").create_charge(["k"], BODY)
+        now[0] = 1
+        registry.find("elsewhere")  # its page polls: proven
+
+        def flood(writes: range, step_s: float) -> None:
+            for n in writes:
+                now[0] += step_s
+                with contextlib.suppress(Problem):
+                    registry.get(f"flood-{n}", source="room").set_view(present=True)
+
+        flood(range(100), 0.01)  # the registry is full of the flood's labs
+        now[0] += 5  # and they are old enough to be replaced
+        mine = registry.get("mine", source="room")
+        mine.set_view(language="vi")
+        flood(range(100, 2_100), 0.001)  # 2 s of flood from the same address, 1,000 a second
+        assert registry.find("mine") is mine  # the page polls: proven
+        flood(range(2_100, 7_100), 0.001)
+        assert registry.peek("mine") is mine and registry.peek("elsewhere") is not None
+
+    def test_a_classroom_behind_one_address_all_get_labs(self) -> None:
+        now = [0.0]
+        registry = LabRegistry(make_lab=fast, max_labs=200, fresh_s=5, clock=lambda: now[0])
+        for i in range(60):
+            now[0] += 0.5  # a room arriving within half a minute
+            registry.get(f"seat-{i}", source="203.0.113.7").create_charge(["k"], BODY)
+        assert len(registry) == 60
+        now[0] += 5
+        for i in range(60):
+            assert registry.find(f"seat-{i}") is not None
+
+    def test_replays_have_their_own_quota(self) -> None:
+        now = [0.0]
+        registry = LabRegistry(make_lab=fast, max_labs=2, max_replays=3, clock=lambda: now[0])
+        mine = registry.get("mine")
+        mine.create_charge(["k"], BODY)
+        replays = []
+        for _ in range(10):
+            now[0] += 1
+            replays.append(registry.create_replay())
+        assert registry.peek("mine") is mine
+        assert [registry.peek(r.id) is r for r in replays] == [False] * 7 + [True] * 3
+        registry.find(replays[7].id)  # used again: the most recent replay
+        registry.create_replay()
+        assert registry.peek(replays[7].id) is not None and registry.peek(replays[8].id) is None
+        registry.get("theirs")  # the second attendee slot is still free
+        assert len(registry) == 2 + 3
 
     def test_idle_labs_expire(self) -> None:
         now = [0.0]

@@ -28,7 +28,7 @@ def pay(client: FlaskClient, lab_id: str, **headers: str) -> Any:
 def test_opening_a_lesson_applies_its_scenario_and_lists_the_path(
     client: FlaskClient, lab_of: Any
 ) -> None:
-    answer = client.get("/lab/w-lesson?lesson=decline")
+    answer = client.post("/lab/w-lesson?lesson=decline")
     assert answer.status_code == 303
     assert answer.headers["Location"].endswith("/lab/w-lesson")
     lab: Lab = lab_of("w-lesson")
@@ -43,10 +43,10 @@ def test_opening_a_lesson_applies_its_scenario_and_lists_the_path(
 def test_a_lesson_is_achieved_over_http_and_the_page_says_so(
     client: FlaskClient, lab_of: Any
 ) -> None:
-    client.get("/lab/w-done?lesson=decline")
+    client.post("/lab/w-done?lesson=decline")
     assert pay(client, "w-done").status_code == 402
     assert pay(client, "w-done").headers["Idempotent-Replayed"] == "true"
-    client.get("/lab/w-done?scenario=decline&fixed=1")
+    client.post("/lab/w-done?scenario=decline&fixed=1")
     assert pay(client, "w-done").status_code == 502
     assert pay(client, "w-done").status_code == 201
     state = client.get("/lab/w-done/api/state").get_json()
@@ -57,7 +57,7 @@ def test_a_lesson_is_achieved_over_http_and_the_page_says_so(
 
 
 def test_hints_and_lesson_reset_over_http(client: FlaskClient, lab_of: Any) -> None:
-    client.get("/lab/w-hint?lesson=race")
+    client.post("/lab/w-hint?lesson=race")
     answer = client.post("/lab/w-hint/lessons/race/hint", headers={"HX-Request": "true"})
     assert answer.status_code == 200
     assert "Both requests look the key up" in answer.text
@@ -82,17 +82,17 @@ def test_an_unknown_lesson_is_a_404_problem(client: FlaskClient, url: str) -> No
 
 
 def test_presenter_mode_is_a_switch_kept_in_the_lab(client: FlaskClient, lab_of: Any) -> None:
-    assert client.get("/lab/w-present?present=1").status_code == 303
+    assert client.post("/lab/w-present?present=1").status_code == 303
     assert lab_of("w-present").present
     html = client.get("/lab/w-present").text
     assert 'id="page" class="present"' in html
     assert 'aria-checked="true"' in html
-    client.get("/lab/w-present?present=0")
+    client.post("/lab/w-present?present=0")
     assert 'id="page" class="present"' not in client.get("/lab/w-present").text
 
 
 def test_present_and_a_lesson_in_one_link(client: FlaskClient, lab_of: Any) -> None:
-    client.get("/lab/w-both?present=1&lesson=race")
+    client.post("/lab/w-both?present=1&lesson=race")
     lab = lab_of("w-both")
     assert lab.present and lab.lesson.name == "race"
 
@@ -115,13 +115,13 @@ def test_the_instructor_view_needs_the_token(client: FlaskClient, query: str) ->
 def test_the_instructor_view_counts_the_room_and_names_no_lab(
     app: Flask, client: FlaskClient
 ) -> None:
-    client.get("/lab/room-a-secret?lesson=decline")
+    client.post("/lab/room-a-secret?lesson=decline")
     pay(client, "room-a-secret")
     pay(client, "room-a-secret")
-    client.get("/lab/room-a-secret?scenario=decline&fixed=1")
+    client.post("/lab/room-a-secret?scenario=decline&fixed=1")
     pay(client, "room-a-secret")
     pay(client, "room-a-secret")
-    client.get("/lab/room-b-secret?lesson=race")
+    client.post("/lab/room-b-secret?lesson=race")
     client.post("/lab/room-b-secret/api/charges", json=BODY)  # keyless: charges
     client.post("/lab/room-b-secret/api/charges", json=BODY)  # and again: a double charge
     html = client.get(f"/instructor?token={token(app)}").text
@@ -140,7 +140,7 @@ def test_the_instructor_view_counts_the_room_and_names_no_lab(
 
 
 def played(client: FlaskClient, lab_id: str) -> None:
-    client.get(f"/lab/{lab_id}?scenario=lost-response")
+    client.post(f"/lab/{lab_id}?scenario=lost-response")
     pay(client, lab_id, **{"X-Lab-Action": "Pay"})
     pay(client, lab_id, **{"X-Lab-Action": "Retry"})
     client.post(f"/lab/{lab_id}/api/charges", json={**BODY, "amount": 5}, headers=KEY)
@@ -307,8 +307,8 @@ def test_a_bad_upload_from_the_page_gets_an_html_page_not_raw_json(client: Flask
     assert "Not a lab history" in answer.text and "Open a fresh lab" in answer.text
 
 
-def test_a_replay_refuses_lessons_but_takes_its_language_and_hints(
-    client: FlaskClient,
+def test_a_replay_refuses_lessons_and_hints_but_takes_its_language_and_presenter_mode(
+    client: FlaskClient, lab_of: Any
 ) -> None:
     played(client, "w-ro2")
     data = client.get("/lab/w-ro2/history.json").data
@@ -317,9 +317,12 @@ def test_a_replay_refuses_lessons_but_takes_its_language_and_hints(
     ]
     for call in (
         lambda: client.get(location + "?lesson=race", headers=JSON),
+        lambda: client.post(location + "?lesson=race", headers=JSON),
+        lambda: client.post(location + "?present=1&scenario=race", headers=JSON),
         lambda: client.post(location + "/lessons/race/reset", headers=JSON),
+        lambda: client.post(location + "/lessons/race/hint", headers=JSON),
     ):
         assert call().status_code == 409
+    assert lab_of(location.rsplit("/", 1)[1]).progress == {}  # no hint was shown
     assert client.post(location + "/language", data={"language": "vi"}).status_code == 303
-    assert client.post(location + "/lessons/race/hint").status_code == 303
-    assert client.get(location + "?present=1").status_code == 303
+    assert client.post(location + "?present=1").status_code == 303

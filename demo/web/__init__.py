@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ipaddress
+
 from flask import current_app, g, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
@@ -16,32 +18,104 @@ def labs() -> LabRegistry:
     return registry
 
 
+def lab_to_read(lab_id: str) -> Lab:
+    """For a GET: the lab if it exists (marked used), else a blank one that takes no slot.
+
+    :raises Problem: 404 for a bad lab id.
+    """
+    return labs().view(lab_id)
+
+
+def lab_to_write(lab_id: str) -> Lab:
+    """For a write: the lab, created if needed, on behalf of :func:`client_source`.
+
+    :raises Problem: 404 for a bad lab id; 503 with ``Retry-After`` when no slot is free.
+    """
+    return labs().get(lab_id, source=client_source())
+
+
+def client_source() -> str:
+    """Who is asking, for the lab slots' fair share: the client's IPv4 address, or its
+    IPv6 /64 (one host usually holds a whole /64, RFC 4291 §2.5.4)."""
+    address = request.remote_addr or ""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
 def current_lab() -> Lab | None:
     """The existing lab this request addresses, if any; never creates one."""
     lab: Lab | None = g.get("lab")  # the API's views have it already
-    lab_id = (request.view_args or {}).get("lab_id")
+    lab_id = (request.view_args or {}).get("lab_id", g.get("lab_id"))
     if lab is None and isinstance(lab_id, str):
         lab = labs().peek(lab_id)
     return lab
 
 
-READ_ONLY_SAFE = frozenset({"pages.set_language", "workshop.hint"})
-"""What a replay still accepts: the language switch and hints change nothing it shows."""
+READ_ONLY_SAFE = frozenset({"pages.set_language"})
+"""What a replay still accepts besides presenter mode: the language switch. Both are view
+choices: they change how the replay is shown, never what it shows (a hint would)."""
 
 
 def refuse_writes_to_replays() -> None:
     """``before_request``: a read-only replay answers 409 to anything that would run or
-    change it (any write, and ``?scenario=`` or ``?lesson=`` links).
+    change it: any write (hints included), and ``?scenario=`` or ``?lesson=`` links. The
+    language and presenter mode stay free: projecting a replay is what it is for.
 
     :raises Problem: 409 ``read-only-replay``.
     """
     lab = current_lab()
     if lab is None or not lab.read_only or request.endpoint in READ_ONLY_SAFE:
         return
-    if request.method not in ("GET", "HEAD", "OPTIONS") or {"scenario", "lesson"} & set(
-        request.args
-    ):
+    params = set(request.values)
+    if request.endpoint == "pages.open_link" and params <= {"present"}:
+        return
+    if request.method not in SAFE_METHODS or {"scenario", "lesson"} & set(request.args):
         raise read_only_problem()
+
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+"""RFC 9110 §9.2.1: the client asks for no change, so they never change a lab."""
+
+
+def refuse_cross_site_writes() -> None:
+    """``before_request``: a request that may change something (any method but GET, HEAD
+    and OPTIONS) sent by another site's page is refused, so no page elsewhere can drive
+    an attendee's lab through their browser. A browser says where a request comes from
+    in ``Sec-Fetch-Site`` (W3C Fetch Metadata; ``cross-site`` is refused, ``same-origin``,
+    ``same-site`` and ``none`` pass) and ``Origin`` (RFC 6454; it must name this host).
+    ``Origin: null`` tells nothing: the page's own forms send it, because the lab's
+    ``Referrer-Policy`` is ``no-referrer`` (Fetch standard), so ``Sec-Fetch-Site`` decides.
+    A client that sends neither, such as curl, is not a browser and passes.
+
+    :raises Problem: 403 ``cross-site-request``.
+    """
+    if request.method in SAFE_METHODS:
+        return
+    site = request.headers.get("Sec-Fetch-Site", "").strip().lower()
+    origin = request.headers.get("Origin")
+    foreign = origin is not None and origin.strip() != "null" and not _same_host(origin)
+    if site == "cross-site" or foreign:
+        raise Problem(
+            403,
+            "cross-site-request",
+            N_("Cross-site request refused"),
+            N_("Another site's page tried to change this lab. Use the lab's own page, "
+               "or a client such as curl."),
+        )  # fmt: skip
+
+
+def _same_host(origin: str) -> bool:
+    """True when ``origin`` (``scheme://host[:port]``) names the host this request was
+    sent to (``Host``)."""
+    scheme, _, host = origin.strip().partition("://")
+    return scheme.lower() in ("http", "https") and host.lower() == request.host.lower()
 
 
 def is_htmx() -> bool:

@@ -14,7 +14,7 @@ from ..idempotency import Response as CoreResponse
 from ..lab import no_response
 from ..problems import Problem
 from ..text import N_, Text
-from . import is_htmx, labs, pages, read_body
+from . import is_htmx, lab_to_read, lab_to_write, pages, read_body
 
 bp = Blueprint("api", __name__, url_prefix="/lab/<lab_id>/api")
 
@@ -22,8 +22,16 @@ JSON_TYPES = ("application/json", "application/merge-patch+json")
 
 
 @bp.url_value_preprocessor
-def _load_lab(endpoint: str | None, values: dict[str, Any] | None) -> None:
-    g.lab = labs().get((values or {}).pop("lab_id", ""))
+def _take_lab_id(endpoint: str | None, values: dict[str, Any] | None) -> None:
+    g.lab_id = (values or {}).pop("lab_id", "")
+
+
+@bp.before_request
+def _load_lab() -> None:
+    # After the app's own checks (a cross-site write is refused before it makes a lab).
+    # Reading a lab that does not exist shows a blank one; only a write makes a lab.
+    lab_id = g.lab_id
+    g.lab = lab_to_read(lab_id) if request.method in ("GET", "HEAD") else lab_to_write(lab_id)
 
 
 @bp.after_request

@@ -49,8 +49,9 @@ def problem_response(problem: Problem) -> Response:
     # A browser's navigation (a link, or a form such as the history upload) gets a page.
     if not is_htmx() and _wants_html():
         html = render_template("error.html", problem=problem.to_dict())
-        return Response(html, problem.status, mimetype="text/html")
-    response = Response(problem.body(), problem.status, mimetype=PROBLEM_JSON)
+        response = Response(html, problem.status, mimetype="text/html")
+    else:
+        response = Response(problem.body(), problem.status, mimetype=PROBLEM_JSON)
     if problem.retry_after_s is not None:
         response.headers["Retry-After"] = str(problem.retry_after_s)
     if is_htmx():

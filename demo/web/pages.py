@@ -20,12 +20,12 @@ from ..explain import explain
 from ..gateway import summarise
 from ..idempotency import PROFILES
 from ..lab import Lab, LabRegistry, RequestEntry, Step
-from ..lessons import PATH, Lesson
+from ..lessons import LESSONS, PATH, Lesson
 from ..openapi import document
 from ..problems import Problem
 from ..scenarios import SCENARIOS
 from ..text import N_, Text, translate
-from . import labs
+from . import lab_to_read, lab_to_write
 from .code import handler_lines, where
 from .i18n import LANGUAGES
 from .sequence import diagram
@@ -60,33 +60,26 @@ def openapi() -> BaseResponse:
     return jsonify(document(tuple(LANGUAGES)))
 
 
+LINK_ARGS = ("scenario", "fixed", "run", "lesson", "present")
+"""The query arguments of a shareable link (``?lesson=race``, ``?present=1``, …)."""
+
+
 @bp.get("/lab/<lab_id>")
 def lab_page(lab_id: str) -> BaseResponse | str:
-    """The lab: order form, buttons, switches, and the panels.
+    """The lab: order form, buttons, switches, and the panels. A lab that does not exist
+    shows blank, and takes no slot until something is written to it.
 
-    ``?scenario=<name>`` (a shareable link) starts that scenario afresh, with its fix if
-    ``fixed=1``; ``scenario=none`` leaves it; ``?lesson=<name>`` opens a lesson of the path;
-    ``?present=1`` / ``0`` switches presenter mode. Each redirects (303) to the plain lab
-    address, keeping ``run=1``, which makes the page click the scenario's steps itself.
+    A link's ``?scenario=<name>`` (``fixed=1`` for its fix, ``scenario=none`` to leave it),
+    ``?lesson=<name>`` or ``?present=1`` / ``0`` changes nothing here: a GET is safe
+    (RFC 9110 §9.2.1), so a chat app's preview, a prefetch or a crawler cannot reset a lab.
+    The page offers the change with one button that POSTs the same address
+    (:func:`open_link`), and the page's script presses it once a person has the page on
+    screen. ``?run=1`` (kept by :func:`open_link`) makes the page click the scenario's steps.
 
-    :raises Problem: 404 for an unknown scenario or lesson.
+    :raises Problem: 404 for a bad lab id, or an unknown scenario or lesson.
     """
-    lab = labs().get(lab_id)
-    if request.args.get("present") in ("0", "1"):
-        lab.set_view(present=request.args["present"] == "1")
-        if "scenario" not in request.args and "lesson" not in request.args:
-            return redirect_to_lab(lab)
-    lesson = request.args.get("lesson")
-    if lesson is not None:
-        lab.open_lesson(lesson)
-        return redirect_to_lab(lab, run=request.args.get("run") == "1")
-    name = request.args.get("scenario")
-    if name is not None:
-        if name == "none":
-            lab.leave_scenario()
-        else:
-            lab.apply_scenario(name, fixed=request.args.get("fixed") == "1")
-        return redirect_to_lab(lab, run=request.args.get("run") == "1" and name != "none")
+    lab = lab_to_read(lab_id)
+    offer = _offer(lab)
     last = lab.latest_charge()
     order_id = lab.current_order
     amount = last.amount if last and last.order_id == order_id else 100_000
@@ -97,9 +90,112 @@ def lab_page(lab_id: str) -> BaseResponse | str:
         scenarios=SCENARIOS.values(),
         client=lab.client,
         key_template=KEY_TEMPLATE,
-        autorun=request.args.get("run") == "1" and lab.scenario is not None,
+        offer=offer,
+        autorun=offer is None and request.args.get("run") == "1" and lab.scenario is not None,
         **panels_context(lab),
     )
+
+
+@bp.post("/lab/<lab_id>")
+def open_link(lab_id: str) -> BaseResponse:
+    """Apply a link's change, given as query arguments or form fields (see
+    :func:`lab_page`): presenter mode, then a lesson (its scenario afresh, progress kept),
+    else a scenario. 303 to the plain lab address, keeping ``run=1``.
+
+    :raises Problem: 404 for an unknown scenario or lesson; 409 in a read-only replay
+        (presenter mode excepted); 503 when a new lab gets no slot.
+    """
+    params = request.values
+    changes = params.get("present") in ("0", "1") or "scenario" in params or "lesson" in params
+    if not changes:  # nothing to apply: no lab is made for it
+        return redirect(url_for("pages.lab_page", lab_id=lab_id), 303)
+    _check_names(params.get("lesson"), params.get("scenario"))  # before anything changes
+    lab = lab_to_write(lab_id)
+    run = params.get("run") == "1"
+    if params.get("present") in ("0", "1"):
+        lab.set_view(present=params["present"] == "1")
+    lesson = params.get("lesson")
+    if lesson is not None:
+        lab.open_lesson(lesson)
+        return redirect_to_lab(lab, run=run)
+    name = params.get("scenario")
+    if name is not None:
+        if name == "none":
+            lab.leave_scenario()
+        else:
+            lab.apply_scenario(name, fixed=params.get("fixed") == "1")
+        return redirect_to_lab(lab, run=run and name != "none")
+    return redirect_to_lab(lab)
+
+
+@dataclass(frozen=True)
+class Offer:
+    """What a link would change, offered on its page with one button."""
+
+    text: str | Text
+    button: str | Text
+    action: str
+
+
+def _check_names(lesson: str | None, scenario: str | None) -> None:
+    """:raises Problem: 404 for an unknown lesson or scenario (the lab's own problems)."""
+    if lesson is not None and lesson not in LESSONS:
+        raise Problem(
+            404,
+            "unknown-lesson",
+            N_("No such lesson"),
+            Text("Lessons are: %(names)s.", names=", ".join(LESSONS)),
+        )
+    if scenario is not None and scenario != "none" and scenario not in SCENARIOS:
+        raise Problem(
+            404,
+            "unknown-scenario",
+            N_("No such scenario"),
+            Text("Scenarios are: %(names)s.", names=", ".join(SCENARIOS)),
+        )
+
+
+def _offer(lab: Lab) -> Offer | None:
+    """The change a link's query asks for, or ``None``.
+
+    :raises Problem: 404 for an unknown scenario or lesson (as the POST would).
+    """
+    args = request.args
+    present = args.get("present") if args.get("present") in ("0", "1") else None
+    lesson, scenario = args.get("lesson"), args.get("scenario")
+    if present is None and lesson is None and scenario is None:
+        return None
+    _check_names(lesson, scenario)
+    query: dict[str, Any] = {name: args[name] for name in LINK_ARGS if name in args}
+    action = url_for("pages.open_link", lab_id=lab.id, **query)
+    if lesson is not None:
+        n = [item.name for item in PATH].index(lesson) + 1
+        title = SCENARIOS[lesson].title
+        return Offer(
+            Text("This link opens lesson %(n)s, %(title)s, afresh in this lab.", n=n,
+                 title=Text(title)),
+            Text("Open lesson %(n)s", n=n),
+            action,
+        )  # fmt: skip
+    if scenario is not None and scenario != "none":
+        name = Text(SCENARIOS[scenario].title)
+        fixed = args.get("fixed") == "1"
+        return Offer(
+            Text("This link starts the scenario %(title)s afresh in this lab, with its fix.",
+                 title=name) if fixed
+            else Text("This link starts the scenario %(title)s afresh in this lab.", title=name),
+            N_("Start the scenario"),
+            action,
+        )  # fmt: skip
+    if scenario == "none":
+        return Offer(N_("This link leaves the scenario."), N_("Leave the scenario"), action)
+    if present == "1":
+        return Offer(
+            N_("This link switches this lab to presenter mode."),
+            N_("Start presenter mode"),
+            action,
+        )
+    return Offer(N_("This link switches presenter mode off."), N_("Leave presenter mode"), action)
 
 
 def redirect_to_lab(lab: Lab, *, run: bool = False) -> BaseResponse:
@@ -112,7 +208,7 @@ def redirect_to_lab(lab: Lab, *, run: bool = False) -> BaseResponse:
 @bp.get("/lab/<lab_id>/panels")
 def panels(lab_id: str) -> BaseResponse:
     """The four panels, for polling: 204 (nothing to swap) while ``since`` is current."""
-    lab = labs().get(lab_id)
+    lab = lab_to_read(lab_id)
     stale = request.args.get("settings_version", str(lab.settings_version)) != str(
         lab.settings_version
     )
@@ -124,7 +220,7 @@ def panels(lab_id: str) -> BaseResponse:
 @bp.get("/lab/<lab_id>/sequence.svg")
 def sequence_svg(lab_id: str) -> Response:
     """The sequence diagram of the last requests, as SVG (``?download=1`` to save it)."""
-    lab = labs().get(lab_id)
+    lab = lab_to_read(lab_id)
     summary = summarise(lab.gateway.ledger())
     svg = render_template("sequence.svg", d=diagram(lab.requests(), summary))
     response = Response(svg, 200, mimetype="image/svg+xml")
@@ -140,7 +236,7 @@ def set_language(lab_id: str) -> BaseResponse:
 
     :raises Problem: 422 for another language.
     """
-    lab = labs().get(lab_id)
+    lab = lab_to_write(lab_id)
     choice = request.form.get("language", "")
     if choice not in LANGUAGES:
         raise Problem(
@@ -156,7 +252,7 @@ def set_language(lab_id: str) -> BaseResponse:
 @bp.post("/lab/<lab_id>/new-order")
 def new_order(lab_id: str) -> str:
     """The order form for a new intent: the next unused order id, and so a new key."""
-    lab = labs().get(lab_id)
+    lab = lab_to_write(lab_id)
     current = request.form.get("order_id", "")
     amount = request.form.get("amount", "")
     keep = re.fullmatch(r"[0-9]{1,15}", amount) is not None

@@ -14,12 +14,12 @@ from werkzeug.wrappers import Response as BaseResponse
 from .. import history
 from ..charges import parse_json
 from ..gateway import summarise
-from ..lab import Lab, LabRegistry
+from ..lab import Lab
 from ..lessons import PATH
 from ..problems import Problem
 from ..scenarios import SCENARIOS
 from ..text import N_
-from . import is_htmx, labs, pages, read_body
+from . import is_htmx, lab_to_read, lab_to_write, labs, pages, read_body
 
 bp = Blueprint("workshop", __name__)
 
@@ -34,9 +34,9 @@ ACTIVE_S = 10 * 60
 def hint(lab_id: str, name: str) -> BaseResponse:
     """Reveal the next hint of lesson ``name``: the panels (htmx), else 303 to the lab.
 
-    :raises Problem: 404 for an unknown lesson.
+    :raises Problem: 404 for an unknown lesson; 409 in a read-only replay.
     """
-    lab = labs().get(lab_id)
+    lab = lab_to_write(lab_id)
     lab.show_hint(name)
     return _back(lab)
 
@@ -47,7 +47,7 @@ def reset_lesson(lab_id: str, name: str) -> BaseResponse:
 
     :raises Problem: 404 for an unknown lesson; 409 in a read-only replay.
     """
-    lab = labs().get(lab_id)
+    lab = lab_to_write(lab_id)
     lab.reset_lesson(name)
     return pages.redirect_to_lab(lab)
 
@@ -62,7 +62,7 @@ def _back(lab: Lab) -> BaseResponse:
 @bp.get("/lab/<lab_id>/history.json")
 def export(lab_id: str) -> Response:
     """The lab's history as a JSON download (settings, requests with steps, charges)."""
-    lab = labs().get(lab_id)
+    lab = lab_to_read(lab_id)
     body = json.dumps(history.export(lab), ensure_ascii=False, indent=1)
     response = Response(body, 200, mimetype="application/json")
     response.headers["Content-Disposition"] = 'attachment; filename="idempotency-lab.json"'
@@ -99,7 +99,7 @@ def replay() -> BaseResponse:
         ) from None
     # Validate first: a file that is not a history must not take a lab slot.
     replayed = history.read(data, max_requests=current_app.config["LAB_MAX_LOG"])
-    lab = labs().get(LabRegistry.new_id())
+    lab = labs().create_replay()  # the replays' own quota: never an attendee's slot
     replayed.load_into(lab)
     return pages.redirect_to_lab(lab)
 
@@ -131,17 +131,26 @@ def _authorised() -> None:
 
 
 @bp.get("/instructor")
-def instructor() -> str:
+def instructor() -> Response:
     """The room at a glance, live and anonymous: 403 without the start-up token."""
     _authorised()
-    return render_template("instructor.html", token=request.args["token"], **room())
+    html = render_template("instructor.html", token=request.args["token"], **room())
+    return _no_store(html)
 
 
 @bp.get("/instructor/stats")
-def instructor_stats() -> str:
+def instructor_stats() -> Response:
     """The numbers of :func:`instructor`, for polling."""
     _authorised()
-    return render_template("_partials/room.html", token=request.args["token"], **room())
+    html = render_template("_partials/room.html", token=request.args["token"], **room())
+    return _no_store(html)
+
+
+def _no_store(html: str) -> Response:
+    """The instructor's pages carry the token in their links: no cache may keep them."""
+    response = Response(html, 200, mimetype="text/html")
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def room() -> dict[str, Any]:

@@ -105,3 +105,19 @@ def errors(page: Any) -> Iterator[list[str]]:
     page.on("pageerror", lambda exc: seen.append(f"page error: {exc}"))
     yield seen
     assert [e for e in seen if not EXPECTED_CONSOLE.search(e)] == []
+
+
+@pytest.fixture
+def open_link() -> Any:
+    """``open_link(page, url)``: open a lab link that changes the lab (``?lesson=``,
+    ``?scenario=``, ``?present=``) as a person does, in one click. The page offers the
+    change and presses its button by itself (a POST); this waits until the lab it opens
+    has replaced the offer."""
+    from playwright.sync_api import expect
+
+    def go(page: Any, url: str) -> None:
+        page.goto(url)
+        expect(page.locator("#offer")).to_have_count(0)
+        expect(page.locator("#panels")).to_be_visible()
+
+    return go

@@ -16,7 +16,9 @@ pytestmark = pytest.mark.e2e
 def run_scenario(page: Page, live_server: Any, name: str, fixed: bool) -> str:
     lab_id = f"e2e-{name}-{secrets.token_hex(4)}"
     fix = "&fixed=1" if fixed else ""
+    # The link opens with its change offered, and the page presses the button itself.
     page.goto(f"{live_server.url}/lab/{lab_id}?scenario={name}{fix}&run=1")
+    expect(page.locator("#offer")).to_have_count(0)
     expect(page.locator("#lesson")).to_be_visible()
     expect(page).to_have_url(re.compile(rf"/lab/{lab_id}$"))  # ?run=1 is consumed
     return lab_id

@@ -31,18 +31,18 @@ def achieved(page: Page) -> Any:
 
 
 def test_two_lessons_achieved_by_following_their_steps(
-    page: Page, live_server: Any, errors: Any
+    page: Page, live_server: Any, errors: Any, open_link: Any
 ) -> None:
     lab_id, url = lab_url(live_server, "lessons")
     # Lesson 9, Decline: by clicking what the steps say.
-    page.goto(f"{url}?lesson=decline")
+    open_link(page, f"{url}?lesson=decline")
     expect(page.locator("#lesson-title")).to_contain_text("Lesson: Decline")
     button(page, "Pay").click()
     expect(page.locator("#explain .headline")).to_contain_text("402")
     button(page, "Retry").click()
     expect(page.locator("[data-check='decline-replayed']")).to_have_class(re.compile("met"))
     expect(achieved(page)).to_have_count(0)
-    page.get_by_role("link", name="Apply the fix").click()
+    page.get_by_role("button", name="Apply the fix", exact=True).click()
     expect(page.locator("#lesson .fix-state")).to_have_text("fix ON")
     button(page, "Pay").click()
     expect(page.locator("#explain .headline")).to_contain_text("502")
@@ -50,11 +50,11 @@ def test_two_lessons_achieved_by_following_their_steps(
     expect(achieved(page)).to_contain_text("Lesson achieved")
     expect(page.locator("#path li.done")).to_have_count(1)
     # Lesson 4, The race: Double-submit with the lock off, then with it on.
-    page.locator("#path a[data-lesson='race']").click()
+    page.locator("#path button[data-lesson='race']").click()
     expect(page.locator("#lesson-title")).to_contain_text("The race")
     button(page, "Double-submit").click()
     expect(page.locator("#lesson .actual-charges")).to_have_text("2", timeout=10_000)
-    page.get_by_role("link", name="Apply the fix").click()
+    page.get_by_role("button", name="Apply the fix", exact=True).click()
     button(page, "Double-submit").click()
     expect(achieved(page)).to_contain_text("Lesson achieved", timeout=10_000)
     expect(page.locator("#path li.done")).to_have_count(2)
@@ -65,10 +65,10 @@ def test_two_lessons_achieved_by_following_their_steps(
 
 
 def test_next_step_walks_a_lesson_from_the_keyboard(
-    page: Page, live_server: Any, errors: Any
+    page: Page, live_server: Any, errors: Any, open_link: Any
 ) -> None:
     lab_id, url = lab_url(live_server, "next")
-    page.goto(f"{url}?lesson=lost-response")
+    open_link(page, f"{url}?lesson=lost-response")
     expect(page.locator("#lesson")).to_be_visible()
     page.keyboard.press(".")  # Pay: the response is lost
     expect(page.locator("#notice")).to_contain_text("No response", timeout=10_000)
@@ -86,10 +86,10 @@ def test_next_step_walks_a_lesson_from_the_keyboard(
 
 
 def test_presenter_mode_fits_a_projector_and_200_percent_zoom(
-    page: Page, live_server: Any, errors: Any
+    page: Page, live_server: Any, errors: Any, open_link: Any
 ) -> None:
     _, url = lab_url(live_server, "present")
-    page.goto(f"{url}?present=1&lesson=race")
+    open_link(page, f"{url}?present=1&lesson=race")
     expect(page.locator("#page")).to_have_class(re.compile("present"))
     expect(page.locator("#store")).to_be_hidden()  # secondary panels collapsed
     expect(page.locator("#lesson")).to_be_visible()
@@ -174,7 +174,7 @@ def test_the_vietnamese_page_shows_vietnamese_labels(browser: Browser, live_serv
 
 
 def test_the_instructor_view_counts_a_lesson_from_another_browser(
-    browser: Browser, page: Page, live_server: Any
+    browser: Browser, page: Page, live_server: Any, open_link: Any
 ) -> None:
     token = live_server.app.config["INSTRUCTOR_TOKEN"]
     instructor = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
@@ -182,12 +182,12 @@ def test_the_instructor_view_counts_a_lesson_from_another_browser(
     row = instructor.locator("tr[data-lesson='decline'] .achieved-count")
     before = int(row.inner_text())
     lab_id, url = lab_url(live_server, "room")
-    page.goto(f"{url}?lesson=decline")
+    open_link(page, f"{url}?lesson=decline")
     button(page, "Pay").click()
     expect(page.locator("#explain .headline")).to_contain_text("402")
     button(page, "Retry").click()
     expect(page.locator("[data-check='decline-replayed']")).to_have_class(re.compile("met"))
-    page.get_by_role("link", name="Apply the fix").click()
+    page.get_by_role("button", name="Apply the fix", exact=True).click()
     button(page, "Pay").click()
     expect(page.locator("#explain .headline")).to_contain_text("502")
     button(page, "Retry").click()
@@ -203,10 +203,10 @@ def test_the_instructor_view_counts_a_lesson_from_another_browser(
 
 
 def test_export_then_import_gives_the_same_timeline(
-    page: Page, live_server: Any, errors: Any, tmp_path: Any
+    page: Page, live_server: Any, errors: Any, tmp_path: Any, open_link: Any
 ) -> None:
     _, url = lab_url(live_server, "export")
-    page.goto(f"{url}?scenario=key-reuse&run=1")
+    open_link(page, f"{url}?scenario=key-reuse&run=1")
     expect(page.locator(".lane")).to_have_count(2, timeout=15_000)
     expect(page.locator("#explain .headline")).to_contain_text("409")
     lanes = page.locator(".lane").all_inner_texts()
@@ -224,11 +224,11 @@ def test_export_then_import_gives_the_same_timeline(
 
 
 def test_next_step_counts_the_buttons_you_pressed_yourself(
-    page: Page, live_server: Any, errors: Any
+    page: Page, live_server: Any, errors: Any, open_link: Any
 ) -> None:
     """Lesson 5 by hand: d, then step the lanes with a and b; "." then applies the fix."""
     lab_id, url = lab_url(live_server, "slow")
-    page.goto(f"{url}?lesson=slow-motion")
+    open_link(page, f"{url}?lesson=slow-motion")
     expect(page.locator("#lesson")).to_be_visible()
     page.keyboard.press("d")
     expect(page.locator("[data-step-label=B]")).to_be_visible(timeout=10_000)
@@ -246,11 +246,11 @@ def test_next_step_counts_the_buttons_you_pressed_yourself(
 
 
 def test_the_next_step_button_alone_walks_the_slow_motion_lesson(
-    page: Page, live_server: Any, errors: Any
+    page: Page, live_server: Any, errors: Any, open_link: Any
 ) -> None:
     """Mouse only: the Next step button steps paused lanes, then applies the fix."""
     lab_id, url = lab_url(live_server, "mouse")
-    page.goto(f"{url}?lesson=slow-motion")
+    open_link(page, f"{url}?lesson=slow-motion")
     next_step = page.locator("#lesson [data-next-step]")
     next_step.click()  # Double-submit: A and B stop at their first step
     expect(page.locator("[data-step-label=B]")).to_be_visible(timeout=10_000)
@@ -281,10 +281,10 @@ def test_a_language_switch_in_one_tab_reloads_the_other(browser: Browser, live_s
 
 
 def test_space_on_a_fresh_lab_starts_the_lessons_and_no_key_shows_no_key(
-    page: Page, live_server: Any, errors: Any
+    page: Page, live_server: Any, errors: Any, open_link: Any
 ) -> None:
     lab_id, url = lab_url(live_server, "fresh")
-    page.goto(f"{url}?present=1")
+    open_link(page, f"{url}?present=1")
     page.keyboard.press(" ")  # a presenter remote on a fresh lab: lesson 1 opens
     expect(page.locator("#lesson-title")).to_contain_text("Double-click without a key")
     # Lesson 1 sends no key, and the key field says so instead of showing one.
@@ -292,3 +292,29 @@ def test_space_on_a_fresh_lab_starts_the_lessons_and_no_key_shows_no_key(
     page.keyboard.press(" ")
     expect(page.locator("#lesson .actual-charges")).to_have_text("2", timeout=10_000)
     assert [c.idempotency_key for c in live_server.lab(lab_id).gateway.ledger()] == [None, None]
+
+
+def test_a_pasted_link_opens_the_lesson_in_one_click_and_changes_nothing_for_a_bot(
+    browser: Browser, page: Page, live_server: Any, errors: Any, open_link: Any
+) -> None:
+    lab_id, url = lab_url(live_server, "link")
+    # A link preview or a crawler: no script runs, and the lab is not even made.
+    bot = browser.new_context(java_script_enabled=False).new_page()
+    bot.goto(f"{url}?lesson=race&present=1")
+    expect(bot.locator("#offer button")).to_have_text("Open lesson 4")
+    assert live_server.app.extensions["labs"].peek(lab_id) is None
+    # Without scripts a person still gets there with the button.
+    bot.locator("#offer button").click()
+    expect(bot.locator("#lesson-title")).to_contain_text("The race")
+    bot.context.close()
+    lab = live_server.lab(lab_id)
+    assert lab.present and lab.lesson is not None and lab.lesson.name == "race"
+    lab.leave_scenario()
+    # A person's browser: the link alone opens the lesson, and Back does not open it again.
+    page.goto(f"{live_server.url}/lab/{lab_id}")
+    open_link(page, f"{url}?lesson=decline")
+    expect(page.locator("#lesson-title")).to_contain_text("Decline")
+    expect(page).to_have_url(re.compile(rf"/lab/{lab_id}$"))
+    page.go_back()
+    expect(page).to_have_url(re.compile(rf"/lab/{lab_id}$"))
+    expect(page.locator("#offer")).to_have_count(0)
