@@ -74,9 +74,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     )
 
     from . import web
-    from .web import api, errors, i18n, pages, workshop
+    from .web import api, assets, errors, i18n, pages, workshop
 
     i18n.init(app)
+    assets.init(app)
     errors.register(app)
     app.before_request(web.refuse_writes_to_replays)
     app.register_blueprint(pages.bp)

@@ -81,19 +81,23 @@ def test_a_small_chunked_body_is_fine(server: tuple[str, int]) -> None:
     assert response.status == 201
 
 
-def test_a_lost_response_closes_the_connection_with_nothing(server: tuple[str, int]) -> None:
+@pytest.mark.parametrize("encoding", ["identity", "gzip, deflate, br, zstd"])
+def test_a_lost_response_closes_the_connection_with_nothing(
+    server: tuple[str, int], encoding: str
+) -> None:
+    lab = f"/lab/s3-{encoding[:4]}/api"
     send(
-        server, "PATCH", "/lab/s3/api/settings", b'{"fault": "lose_response"}',
+        server, "PATCH", f"{lab}/settings", b'{"fault": "lose_response"}',
         Content_Type="application/json",
     ).read()  # fmt: skip
     body = b'{"order_id": "42", "amount": 5}'
     with pytest.raises(http.client.RemoteDisconnected):
         send(
-            server, "POST", "/lab/s3/api/charges", body,
-            Content_Type="application/json", Idempotency_Key="k",
+            server, "POST", f"{lab}/charges", body,
+            Content_Type="application/json", Idempotency_Key="k", Accept_Encoding=encoding,
         )  # fmt: skip
     retry = send(
-        server, "POST", "/lab/s3/api/charges", body,
+        server, "POST", f"{lab}/charges", body,
         Content_Type="application/json", Idempotency_Key="k",
     )  # fmt: skip
     assert retry.status == 201 and retry.getheader("Idempotent-Replayed") == "true"
