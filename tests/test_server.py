@@ -196,3 +196,13 @@ def test_every_connection_closes_after_its_response(server: tuple[str, int]) -> 
         assert response.getheader("Connection") == "close"
     finally:
         conn.close()
+
+
+def test_the_connection_limit_fits_in_the_open_file_limit() -> None:
+    resource = pytest.importorskip("resource")  # POSIX only
+    from demo.server import FD_RESERVE, usable_connection_limit
+
+    assert usable_connection_limit(100) == 100
+    huge = usable_connection_limit(10**9)  # more than any process may open
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    assert huge == soft - FD_RESERVE
