@@ -1,11 +1,15 @@
-"""Benchmarks: race visibility, the idempotency layer's overhead, a workshop's load, and
-the page's weight. Prints a markdown table and writes it to docs/benchmarks.md.
+"""Benchmarks: race visibility, the idempotency layer's overhead, a workshop's load on
+the production server and on the old development server side by side, a slow-connection
+attack, and the page's weight. Prints a markdown table and writes it to docs/benchmarks.md.
 
-    python bench/run.py            # about three minutes
-    python bench/run.py --quick    # a smoke run with small numbers (not for the table)
+    python bench/run.py                      # about ten minutes
+    python bench/run.py --quick              # a smoke run with small numbers (not for the table)
+    python bench/run.py --only workshop,slow --workshop-s 20
 
-Every number comes from real HTTP against ``python -m demo`` started in a subprocess on
-loopback. Quote ratios from one run: the machine is shared and noisy.
+Every number comes from real HTTP against ``python -m demo`` (waitress) started in a
+subprocess on loopback; "werkzeug" is the development server the lab used before
+(``--dev-server``, kept here only to compare). Both start with ``ulimit -n 1024``, as on
+many laptops. Quote ratios from one run: the machine is shared and noisy.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import http.client
 import json
 import os
 import platform
+import socket
 import statistics
 import subprocess
 import sys
@@ -22,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,15 +37,56 @@ CHROMIUM = os.environ.get("DEMO_CHROMIUM", "/usr/bin/chromium")
 # -- the server under test ------------------------------------------------------------
 
 
+SERVER_FDS = 1024
+"""The servers' soft open-file limit (``ulimit -n``), as on many laptops."""
+
+
+def _limit_fds() -> None:
+    import resource
+
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (SERVER_FDS, hard))
+
+
+def raise_own_fd_limit(wanted: int = 8192) -> None:
+    """The attack opens over a thousand sockets from this process: make room for them."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        top = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (top, hard))
+
+
+def serve_dev(port: int, idle_s: float) -> None:
+    """The development server the lab ran on before (werkzeug, a thread per connection,
+    no timeouts): for comparison only."""
+    sys.path.insert(0, str(ROOT))
+    from werkzeug.serving import make_server
+
+    from demo import create_app
+
+    app = create_app({"LAB_IDLE_S": idle_s})
+    httpd = make_server("127.0.0.1", port, app, threaded=True)
+    print(f"Idempotency lab running on http://127.0.0.1:{httpd.port}/", flush=True)
+    httpd.serve_forever()
+
+
 @contextmanager
-def server(*args: str) -> Iterator[tuple[str, int, int]]:
-    """``python -m demo`` on a free port: yields (host, port, pid)."""
+def server(*args: str, kind: str = "waitress") -> Iterator[tuple[str, int, int]]:
+    """``python -m demo`` (or the old development server) on a free port: yields
+    (host, port, pid)."""
+    if kind == "waitress":
+        command = [sys.executable, "-m", "demo", "--port", "0", *args]
+    else:
+        command = [sys.executable, str(Path(__file__).resolve()), "--dev-server", *args]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "demo", "--port", "0", *args],
+        command,
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
+        preexec_fn=_limit_fds,
     )
     try:
         assert proc.stdout is not None
@@ -62,8 +108,8 @@ def rss_mib(pid: int) -> float:
 class Client:
     """One keep-alive HTTP connection per thread."""
 
-    def __init__(self, host: str, port: int) -> None:
-        self.host, self.port = host, port
+    def __init__(self, host: str, port: int, timeout_s: float = 30) -> None:
+        self.host, self.port, self.timeout_s = host, port, timeout_s
         self.local = threading.local()
 
     def request(
@@ -71,7 +117,9 @@ class Client:
     ) -> tuple[int, bytes, float]:
         conn = getattr(self.local, "conn", None)
         if conn is None:
-            conn = self.local.conn = http.client.HTTPConnection(self.host, self.port, timeout=30)
+            conn = self.local.conn = http.client.HTTPConnection(
+                self.host, self.port, timeout=self.timeout_s
+            )
         headers = {"Content-Type": "application/json"}
         if key is not None:
             headers["Idempotency-Key"] = key
@@ -221,9 +269,14 @@ def overhead(requests: int, threads: int) -> list[tuple[str, str, str]]:
 # -- 3. a workshop's load -------------------------------------------------------------------
 
 
-def workshop(labs: int, seconds: float, idle_s: float) -> list[tuple[str, str, str]]:
+SERVERS = {"waitress": "waitress (`python -m demo`)", "werkzeug": "werkzeug (the old server)"}
+
+
+def workshop(
+    labs: int, seconds: float, idle_s: float, kind: str = "waitress"
+) -> list[tuple[str, str, str]]:
     """Two waves of attendees, each wave in new labs; RSS between and after."""
-    with server("--lab-idle-s", str(idle_s)) as (host, port, pid):
+    with server("--lab-idle-s", str(idle_s), kind=kind) as (host, port, pid):
         client = Client(host, port)
         rss = [rss_mib(pid)]
         latencies: list[float] = []
@@ -285,22 +338,94 @@ def workshop(labs: int, seconds: float, idle_s: float) -> list[tuple[str, str, s
         wave("again", seconds / 2)
     return [
         (
-            f"Workshop: {labs} labs, pay/retry/double-submit for {seconds:.0f} s, latency 0",
+            f"Workshop on {SERVERS[kind]}: {labs} labs, pay/retry/double-submit for "
+            f"{seconds:.0f} s, latency 0",
             f"{first:,} requests, p50 {pct(latencies[:first], 50):.1f} ms, "
             f"p95 {pct(latencies[:first], 95):.1f} ms, p99 {pct(latencies[:first], 99):.1f} ms, "
             f"{errors[0]} errors (both waves)",
             "0 errors",
         ),
         (
-            f"Server RSS: before / after {labs} labs / once they expired / after {labs} new "
-            "labs / once those expired",
+            f"Server RSS on {SERVERS[kind]}: before / after {labs} labs / once they expired / "
+            f"after {labs} new labs / once those expired",
             " / ".join(f"{r:.0f}" for r in rss) + " MiB",
             "bounded",
         ),
     ]
 
 
-# -- 4. page weight and interaction --------------------------------------------------------
+# -- 4. the slow-connection attack ----------------------------------------------------------
+
+
+STALL = b"GET /lab/attack/api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n"  # never finished
+
+
+def slow_connections(conns: int, hold_s: float, kind: str) -> list[tuple[str, str, str]]:
+    """``conns`` connections that never finish their headers (a header line every 5 s
+    keeps them from going idle), held ``hold_s`` seconds, while a client pays in other
+    labs twice a second, each request on a new connection with a 5 s timeout."""
+    with server(kind=kind) as (host, port, _):
+        for n in range(5):  # latency 0: the time measured is the server's, not the gateway's
+            Client(host, port).request(
+                "PATCH", f"/lab/victim-{n}/api/settings", {"gateway_latency_ms": 0}
+            )
+
+        def open_one(_: int) -> socket.socket | None:
+            try:
+                sock = socket.create_connection((host, port), timeout=3)
+                sock.sendall(STALL)
+                sock.settimeout(0.05)  # the trickle below never waits on a full buffer
+                return sock
+            except OSError:
+                return None
+
+        with ThreadPoolExecutor(32) as pool:
+            opened = [s for s in pool.map(open_one, range(conns)) if s is not None]
+        latencies: list[float] = []
+        answered = sent = 0
+        stop = time.monotonic() + hold_s
+        trickle = time.monotonic() + 5
+        while time.monotonic() < stop:
+            sent += 1
+            body = {"order_id": str(sent), "amount": 100}
+            started = time.perf_counter()
+            try:
+                status, _, _ = Client(host, port, timeout_s=5).request(
+                    "POST", f"/lab/victim-{sent % 5}/api/charges", body, key=f"v{sent}"
+                )
+                answered += status == 201
+            except (OSError, http.client.HTTPException):
+                pass
+            latencies.append((time.perf_counter() - started) * 1000)
+            if time.monotonic() > trickle:
+                trickle = time.monotonic() + 5
+                for sock in opened:
+                    with suppress(OSError):
+                        sock.send(b"X-Slow: 1\r\n")
+            time.sleep(0.5)
+        still_open = 0
+        for sock in opened:
+            try:
+                sock.setblocking(False)
+                still_open += sock.recv(1) != b""  # b"" is closed: the server gave up on it
+            except BlockingIOError:
+                still_open += 1
+            except OSError:
+                pass
+            sock.close()
+    return [
+        (
+            f"Slow connections on {SERVERS[kind]}: {conns:,} connections that never finish "
+            f"their headers, held {hold_s:.0f} s; meanwhile Pay in other labs every 0.5 s",
+            f"{len(opened):,} connected ({still_open:,} still open at the end); "
+            f"{answered}/{sent} other-lab requests answered, p50 {pct(latencies, 50):.0f} ms, "
+            f"max {max(latencies):.0f} ms",
+            "all answered, < 1 s",
+        )
+    ]
+
+
+# -- 5. page weight and interaction --------------------------------------------------------
 
 
 def page(clicks: int) -> list[tuple[str, str, str]]:
@@ -350,9 +475,10 @@ def page(clicks: int) -> list[tuple[str, str, str]]:
         browser.close()
     return [
         (
-            "First load of the lab page, all bytes transferred",
+            "First load of the lab page, all bytes transferred (compressed; the static "
+            "files are cached for a year after it)",
             f"{first_load / 1024:.1f} KB",
-            "— (htmx is 52 KB of it; cached after)",
+            "< 40 KB",
         ),
         (
             f"Click Pay → panels updated in the DOM, latency 0, Chromium, median of {clicks}",
@@ -362,33 +488,61 @@ def page(clicks: int) -> list[tuple[str, str, str]]:
     ]
 
 
+SECTIONS = ("race", "overhead", "workshop", "slow", "page")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small numbers, a smoke run")
+    parser.add_argument(
+        "--only", default=",".join(SECTIONS), help=f"comma-separated, of {', '.join(SECTIONS)}"
+    )
+    parser.add_argument(
+        "--workshop-s", type=float, default=60, help="seconds of workshop load (default 60)"
+    )
+    parser.add_argument("--dev-server", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--lab-idle-s", type=float, default=7200, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.dev_server:
+        serve_dev(0, args.lab_idle_s)
+        return
+    raise_own_fd_limit()
     quick = args.quick
+    only = set(args.only.split(","))
     rows: list[tuple[str, str, str]] = []
     started = time.time()
-    rows += race_visibility(trials=20 if quick else 200, pairs=200 if quick else 10_000)
-    rows += overhead(requests=300 if quick else 2000, threads=8)
-    rows += workshop(
-        labs=10 if quick else 100, seconds=5 if quick else 60, idle_s=3 if quick else 10
-    )
-    rows += page(clicks=5 if quick else 30)
+    if "race" in only:
+        rows += race_visibility(trials=20 if quick else 200, pairs=200 if quick else 10_000)
+    if "overhead" in only:
+        rows += overhead(requests=300 if quick else 2000, threads=8)
+    if "workshop" in only:
+        for kind in SERVERS:
+            rows += workshop(
+                labs=10 if quick else 100,
+                seconds=5 if quick else args.workshop_s,
+                idle_s=3 if quick else 10,
+                kind=kind,
+            )
+    if "slow" in only:
+        for kind in SERVERS:
+            rows += slow_connections(conns=1100, hold_s=10 if quick else 40, kind=kind)
+    if "page" in only:
+        rows += page(clicks=5 if quick else 30)
     table = [
         "| Benchmark | Measured | Target |",
         "|---|---|---|",
         *(f"| {what} | {measured} | {target} |" for what, measured, target in rows),
     ]
+    partial = quick or only != set(SECTIONS) or args.workshop_s != 60
     header = (
         f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, {os.cpu_count()} cores, "
         f"Python {platform.python_version()}, in {time.time() - started:.0f} s, one run"
-        + (" (--quick: not for the record)" if quick else "")
+        + (" (partial or --quick: not for the record)" if partial else "")
         + "."
     )
     text = "\n".join(["# Benchmarks", "", header, "", *table, ""])
     print(text)
-    if not quick:
+    if not partial:
         (ROOT / "docs" / "benchmarks.md").write_text(text)
 
 

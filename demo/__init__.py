@@ -6,13 +6,14 @@
 from __future__ import annotations
 
 import secrets
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from flask import Flask
 
-from .lab import Lab, LabRegistry, Settings
+from .lab import MAX_PAUSED, MAX_PAUSED_PER_LAB, Lab, LabRegistry, Settings
 
 __all__ = ["create_app"]
 
@@ -45,12 +46,16 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         DEFAULT_LATENCY_MS=300,  # gateway latency of a new lab, ms
         DEFAULT_TTL_S=24 * 3600,  # record TTL of a new lab, s
         POLL_S=2,  # how often an open page refreshes its panels, s
+        STEP_MAX_PAUSED=MAX_PAUSED,  # requests in step mode at once, all labs together
+        STEP_MAX_PAUSED_PER_LAB=MAX_PAUSED_PER_LAB,  # and in one lab
         INSTRUCTOR_TOKEN=secrets.token_urlsafe(16),  # of the /instructor link
     )
     if test_config is not None:
         app.config.from_mapping(test_config)
 
     cfg = app.config
+    # Each paused request holds a server thread: one budget for every lab.
+    paused_slots = threading.BoundedSemaphore(cfg["STEP_MAX_PAUSED"])
 
     def make_lab(lab_id: str) -> Lab:
         settings = Settings(
@@ -62,6 +67,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
             max_log=cfg["LAB_MAX_LOG"],
             max_records=cfg["LAB_MAX_RECORDS"],
             max_ledger=cfg["LAB_MAX_LEDGER"],
+            max_paused=cfg["STEP_MAX_PAUSED_PER_LAB"],
+            paused_slots=paused_slots,
         )
 
     app.extensions["labs"] = LabRegistry(
@@ -73,9 +80,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     )
 
     from . import web
-    from .web import api, errors, headers, i18n, pages, workshop
+    from .web import api, assets, errors, headers, i18n, pages, workshop
 
     i18n.init(app)
+    assets.init(app)
     errors.register(app)
     app.before_request(web.refuse_cross_site_writes)
     app.before_request(web.refuse_writes_to_replays)

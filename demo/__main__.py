@@ -1,31 +1,24 @@
-"""``python -m demo`` (or ``idempotency-demo``): serve the lab on a threaded server.
+"""``python -m demo`` (or ``idempotency-demo``): serve the lab on waitress, bounded.
 
-Each request gets its own thread, so two requests really run at once: that is what
-lets the double charge happen with the lock off.
+A pool of threads serves the requests, so two requests really run at once: that is
+what lets the double charge happen with the lock off. See :mod:`demo.server`.
 """
 
 from __future__ import annotations
 
 import argparse
 import ipaddress
-import re
 import sys
-from collections.abc import Sequence
-
-from werkzeug.serving import WSGIRequestHandler, make_server
+from collections.abc import Callable, Sequence
 
 from . import create_app
-
-_LAB_PATH = re.compile(r"/lab/[^/ ?]+")
-_TOKEN = re.compile(r"token=[^& ]+")
-
-
-class _RedactingHandler(WSGIRequestHandler):
-    """Logs request lines with lab ids and the instructor token masked: each is a key."""
-
-    def log(self, type: str, message: str, *args: object) -> None:
-        line = message % args if args else message
-        super().log(type, "%s", _TOKEN.sub("token=…", _LAB_PATH.sub("/lab/…", line)))
+from .server import (
+    DEFAULT_CONNECTION_LIMIT,
+    DEFAULT_THREADS,
+    DEFAULT_TIMEOUT_S,
+    log_to_stderr,
+    make_server,
+)
 
 
 def _port(text: str) -> int:
@@ -33,6 +26,18 @@ def _port(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"{port} is not a port (0-65535)")
     return port
+
+
+def _within(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: an integer from ``low`` to ``high``."""
+
+    def parse(text: str) -> int:
+        value = int(text)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is not from {low} to {high}")
+        return value
+
+    return parse
 
 
 def _is_loopback(host: str) -> bool:
@@ -45,7 +50,8 @@ def _is_loopback(host: str) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse ``--host`` and ``--port``, print the URL, and serve until Ctrl-C."""
+    """Parse the options, print the URL, and serve until Ctrl-C; returns the exit status
+    (1 when the address cannot be bound, 2 for a bad option)."""
     parser = argparse.ArgumentParser(prog="idempotency-demo", description=__doc__)
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument(
@@ -57,16 +63,49 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=2 * 3600,
         help="seconds after which an unused lab expires (default 7200)",
     )
+    parser.add_argument(
+        "--threads",
+        type=_within(2, 1000),
+        default=DEFAULT_THREADS,
+        help=f"requests served at once, 2-1000 (default {DEFAULT_THREADS}); at most half "
+        "of them may be paused in step mode",
+    )
+    parser.add_argument(
+        "--connection-limit",
+        type=_within(10, 100_000),
+        default=DEFAULT_CONNECTION_LIMIT,
+        help=f"open connections at most (default {DEFAULT_CONNECTION_LIMIT}; lowered to "
+        "what the open-file limit allows)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_within(1, 3600),
+        default=DEFAULT_TIMEOUT_S,
+        help=f"seconds after which an idle or stalled connection is closed "
+        f"(default {DEFAULT_TIMEOUT_S})",
+    )
     args = parser.parse_args(argv)
 
-    app = create_app({"LAB_IDLE_S": args.lab_idle_s})
+    app = create_app({"LAB_IDLE_S": args.lab_idle_s, "STEP_MAX_PAUSED": args.threads // 2})
     try:
         server = make_server(
-            args.host, args.port, app, threaded=True, request_handler=_RedactingHandler
+            app,
+            args.host,
+            args.port,
+            threads=args.threads,
+            connection_limit=args.connection_limit,
+            timeout_s=args.timeout,
         )
     except OSError as exc:
         print(f"Cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
+    log_to_stderr()
+    if server.connection_limit < args.connection_limit:
+        print(
+            f"Note: the open-file limit (ulimit -n) allows {server.connection_limit} "
+            f"connections, not {args.connection_limit}.",
+            file=sys.stderr,
+        )
     if not _is_loopback(args.host):
         print(
             f"Warning: bound to {args.host}, so the lab is reachable from the network, "

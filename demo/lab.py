@@ -52,6 +52,13 @@ IN_PROGRESS_S = 30
 PAUSE_TIMEOUT_S = 120.0
 """In step mode, a request left paused this long runs on by itself, so none waits for ever."""
 
+MAX_PAUSED_PER_LAB = 8
+"""Requests a lab may have in step mode at once (each holds one of the server's threads)."""
+
+MAX_PAUSED = 24
+"""Requests in step mode at once across every lab sharing one budget: half of the
+server's 48 threads, so paused requests never starve the others."""
+
 STEP_POINTS = frozenset(
     {"lookup", "fingerprint check", "lock wait", "lock acquire", "reserve", "gateway charge",
      "record save", "respond"}
@@ -456,6 +463,9 @@ class Lab:
     :param clock: seconds, for record expiry and charge times (``time.time`` by default);
         :meth:`advance` moves the lab's own virtual clock on top of it.
     :param max_log: the request log is a ring buffer of this many requests.
+    :param max_paused: requests in step mode at once in this lab; one more gets 429.
+    :param paused_slots: the budget of requests in step mode shared by every lab of the
+        process (one slot per request, taken without waiting); ``None``: no shared budget.
     """
 
     def __init__(
@@ -467,6 +477,8 @@ class Lab:
         max_log: int = 200,
         max_records: int = 1000,
         max_ledger: int = 500,
+        max_paused: int = MAX_PAUSED_PER_LAB,
+        paused_slots: threading.BoundedSemaphore | None = None,
     ) -> None:
         self.id = lab_id
         self.settings = settings or Settings()
@@ -497,6 +509,10 @@ class Lab:
         """Where every request's instance crashes, for tests (the UI arms ``fault``): a step
         name, or the index of the step boundary within the request (0 = the first)."""
         self._paused: OrderedDict[int, Pause] = OrderedDict()
+        self._max_paused = max_paused
+        self._paused_slots = paused_slots
+        self._stepping = 0
+        """Requests in step mode still running, from before a reset too (each holds a thread)."""
         self._base_settings = self.settings
         self.scenario: Scenario | None = None
         self.fixed = False
@@ -556,8 +572,21 @@ class Lab:
             ``Retry-After`` (every record of the store is in progress within its
             deadline). When ``entry.delivered`` is ``False`` the client must get no
             response at all.
+        :raises Problem: 429 in step mode past the caps on paused requests
+            (:meth:`_take_step_slot`); nothing is logged or run then.
         """
         settings = self.settings  # one consistent snapshot for the whole request
+        if settings.step_mode:
+            self._take_step_slot()  # 429 past the caps: before anything is logged or run
+        try:
+            return self._create_charge(settings, key_header, body, action)
+        finally:
+            if settings.step_mode:
+                self._give_step_slot()
+
+    def _create_charge(
+        self, settings: Settings, key_header: list[str], body: bytes, action: str
+    ) -> tuple[Response, RequestEntry]:
         with self._guard:
             instance = self.instances[next(self._round_robin) % len(self.instances)]
             world = _World(self.gateway, self._mailbox)
@@ -595,7 +624,10 @@ class Lab:
         finally:
             if pause is not None:
                 with self._guard:
-                    self._paused.pop(entry.id, None)
+                    # Only its own pause: after a reset, ids start at 1 again, and a
+                    # request from before it must not remove the new #1's pause.
+                    if self._paused.get(entry.id) is pause:
+                        del self._paused[entry.id]
         self._finish(entry, response, outcome)
         return response, entry
 
@@ -757,10 +789,40 @@ class Lab:
 
     # -- step mode -------------------------------------------------------------------
 
+    def _take_step_slot(self) -> None:
+        """Count one more request in step mode, within the lab's cap and the shared one.
+
+        :raises Problem: 429 ``too-many-paused`` when the lab has ``max_paused`` requests
+            in step mode, or every slot of the shared budget is taken (with
+            ``Retry-After``: slots free up as requests are stepped or time out).
+        """
+        with self._guard:
+            if self._stepping >= self._max_paused:
+                raise Problem(
+                    429, "too-many-paused", N_("Too many paused requests"),
+                    Text("This lab has reached its limit of %(count)s requests in step mode. "
+                         "Step them or press Release all, then send more.",
+                         count=self._max_paused),
+                )  # fmt: skip
+            if self._paused_slots is not None and not self._paused_slots.acquire(blocking=False):
+                raise Problem(
+                    429, "too-many-paused", N_("Too many paused requests"),
+                    N_("The server holds as many paused requests as it can, across all labs. "
+                       "Step or release yours, or try again in a few seconds."),
+                    retry_after_s=5,
+                )  # fmt: skip
+            self._stepping += 1
+
+    def _give_step_slot(self) -> None:
+        with self._guard:
+            self._stepping -= 1
+            if self._paused_slots is not None:
+                self._paused_slots.release()
+
     def _pause_for(self, entry: RequestEntry) -> Pause:
         with self._guard:
             used = {p.label for p in self._paused.values()}
-            label = next((c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in used), "?")
+            label = next(lane_label(n) for n in itertools.count() if lane_label(n) not in used)
             pause = self._paused[entry.id] = Pause(entry, label)
         return pause
 
@@ -1233,6 +1295,17 @@ class Lab:
 
     def _touch(self) -> None:
         self.version = next(self._changes)
+
+
+def lane_label(n: int) -> str:
+    """The label of step-mode lane ``n`` (0-based): A-Z, then AA, AB… like spreadsheet
+    columns, so every paused request has a label of its own whatever their number."""
+    label = ""
+    n += 1
+    while n:
+        n, digit = divmod(n - 1, 26)
+        label = chr(ord("A") + digit) + label
+    return label
 
 
 def _gateway_failed(exc: GatewayError) -> Response:

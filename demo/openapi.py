@@ -347,6 +347,11 @@ def _charges() -> dict[str, Any]:
             },
             "402": _ref("Declined"),
             "409": _ref("Conflict"),
+            "429": _problem(
+                "Step mode: the lab (8) or the server (half its threads) already has its most "
+                "requests paused (`/problems/too-many-paused`); `Retry-After` for the server's",
+                {"Retry-After": RETRY_AFTER},
+            ),
             **_problems("400", "413", "415", "422", "502"),
         },
         description="Same key and body: the stored response, byte-identical, with "
@@ -385,5 +390,9 @@ def _responses() -> dict[str, Any]:
             "still in flight (then `Retry-After`)",
             {"Retry-After": RETRY_AFTER},
         ),
-        "LabsFull": _problem("Every lab slot is taken", {"Retry-After": RETRY_AFTER}),
+        "LabsFull": _problem(
+            "No lab slot may be freed for a new lab, or (`/problems/store-full`) the lab's "
+            "store is full of requests still in progress",
+            {"Retry-After": RETRY_AFTER},
+        ),
     }

@@ -14,10 +14,10 @@ import threading
 from pathlib import Path
 
 from playwright.sync_api import Page, expect, sync_playwright
-from werkzeug.serving import make_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from demo import create_app  # noqa: E402
+from demo.server import make_server  # noqa: E402  (the server python -m demo runs)
 
 OUT = Path(__file__).resolve().parent
 CHROMIUM = os.environ.get("DEMO_CHROMIUM", "/usr/bin/chromium")
@@ -31,7 +31,7 @@ def shoot(page: Page, name: str, full: bool = False) -> None:
 
 def main() -> None:
     app = create_app()
-    server = make_server("127.0.0.1", 0, app, threaded=True)
+    server = make_server(app, "127.0.0.1", 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.port}/lab/workshop"
     with sync_playwright() as p:

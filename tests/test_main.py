@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import re
+import sys
 import threading
 import time
 import urllib.request
+from typing import Any
 
 import pytest
 
@@ -76,6 +79,7 @@ def test_the_instructor_link_printed_at_start_up_opens_the_view(
 
     class FakeServer:
         port = 5000
+        connection_limit = 2000
 
         def serve_forever(self) -> None:
             raise KeyboardInterrupt
@@ -99,6 +103,7 @@ def test_a_non_loopback_host_prints_a_warning(
 
     class FakeServer:
         port = 5000
+        connection_limit = 2000
 
         def serve_forever(self) -> None:
             raise KeyboardInterrupt
@@ -111,19 +116,71 @@ def test_a_non_loopback_host_prints_a_warning(
     assert "reachable from the network" in capsys.readouterr().err
 
 
-def test_request_logs_mask_lab_ids(caplog: pytest.LogCaptureFixture) -> None:
-    handler = main_module._RedactingHandler.__new__(main_module._RedactingHandler)
-    handler.client_address = ("127.0.0.1", 1)  # type: ignore[assignment]
-    handler.address_string = lambda: "127.0.0.1"  # type: ignore[method-assign]
-    with caplog.at_level(logging.INFO, logger="werkzeug"):
-        handler.log("info", '"%s" %s %s', "POST /lab/s3cr3t-id/api/charges HTTP/1.1", "201", "-")
-    assert "s3cr3t-id" not in caplog.text
-    assert "/lab/…/api/charges" in caplog.text
-    caplog.clear()
-    with caplog.at_level(logging.INFO, logger="werkzeug"):
-        handler.log("info", '"%s" %s %s', "GET /instructor?token=t0ps3cret HTTP/1.1", "200", "-")
-    assert "t0ps3cret" not in caplog.text
+def test_request_logs_mask_lab_ids_and_the_token(caplog: pytest.LogCaptureFixture) -> None:
+    from demo.server import AccessLog
+
+    def app(environ: dict[str, object], start_response: Any) -> list[bytes]:
+        start_response("201 CREATED", [])
+        return [b""]
+
+    logged = AccessLog(app)
+    with caplog.at_level(logging.INFO, logger="demo.access"):
+        for path, query in (("/lab/s3cr3t-id/api/charges", ""), ("/instructor", "token=t0ps3cret")):
+            environ = {"REQUEST_METHOD": "POST", "PATH_INFO": path, "QUERY_STRING": query}
+            logged(environ, lambda *a: None)
+    assert "s3cr3t-id" not in caplog.text and "t0ps3cret" not in caplog.text
+    assert '"POST /lab/…/api/charges -" 201' in caplog.text
     assert "/instructor?token=…" in caplog.text
+
+
+def test_the_servers_own_messages_are_masked_too() -> None:
+    # waitress names the request's path in some messages ("Client disconnected while
+    # serving /lab/<id>/api/charges"): the handler python -m demo installs masks them.
+    from demo.server import RedactingFilter
+
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.addFilter(RedactingFilter())
+    logger = logging.getLogger("waitress.test-redaction")
+    logger.addHandler(handler)
+    try:
+        logger.warning("Client disconnected while serving %s", "/lab/s3cr3t-id/api/charges")
+        logger.warning("Exception while serving /instructor?token=t0ps3cret&x=1")
+    finally:
+        logger.removeHandler(handler)
+    assert stream.getvalue().splitlines() == [
+        "Client disconnected while serving /lab/…/api/charges",
+        "Exception while serving /instructor?token=…&x=1",
+    ]
+
+
+def test_python_m_demo_logs_each_request_masked(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    servers = []
+    real = main_module.make_server
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        server = real(*args, **kwargs)
+        servers.append(server)
+        return server
+
+    monkeypatch.setattr(main_module, "make_server", spy)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # where the access log goes
+    logged = sys.stderr
+    thread = threading.Thread(target=main_module.main, args=(["--port", "0"],), daemon=True)
+    thread.start()
+    try:
+        while not servers:  # it serves (and logs) once main() has set the log up
+            time.sleep(0.01)
+        with urllib.request.urlopen(f"http://127.0.0.1:{servers[0].port}/lab/my-s3cr3t/api/state"):
+            pass
+    finally:
+        if servers:
+            servers[0].shutdown()
+        thread.join(15)
+    assert '"GET /lab/…/api/state HTTP/1.1" 200' in logged.getvalue()
+    assert "my-s3cr3t" not in logged.getvalue()
 
 
 @pytest.mark.parametrize("port", ["99999", "-1", "x"])

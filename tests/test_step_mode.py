@@ -177,3 +177,147 @@ def test_a_blocked_request_stands_on_the_lock_line_of_the_code_view() -> None:
     lines = {line.point: line.text for line in handler_lines() if line.point}
     assert "with store.lock(" in lines["lock#blocked"]
     assert 'trace("gateway charge"' in lines["gateway charge#1"]
+
+
+def test_a_request_from_before_a_reset_only_ever_touches_its_own_pause() -> None:
+    # Old #1 is paused; Reset lets it go, and ids start at 1 again; the new #1 pauses;
+    # then old #1 finishes. It must not remove the new #1's pause (which would leave the
+    # new request stuck, invisible and unstoppable for 120 s).
+    lab = make(lock=True)
+    old_gateway = lab.gateway
+    entered, proceed = threading.Event(), threading.Event()
+    real_charge = old_gateway.charge
+
+    def held_charge(**kwargs: Any) -> Any:
+        entered.set()
+        assert proceed.wait(10)
+        return real_charge(**kwargs)
+
+    old_gateway.charge = held_charge  # type: ignore[method-assign]
+    old = threading.Thread(target=lambda: lab.create_charge(KEY, BODY))
+    old.start()
+    try:
+        while not any(p["waiting"] for p in lab.paused()):
+            time.sleep(0.001)
+        lab.reset()  # lets old #1 run to its end: it stops in the old gateway
+        assert entered.wait(10)
+        with requests(lab, 1) as results:
+            assert [(p["request"], p["waiting"]) for p in lab.paused()] == [(1, True)]
+            proceed.set()
+            old.join(10)
+            assert not old.is_alive()
+            assert [(p["request"], p["waiting"]) for p in lab.paused()] == [(1, True)]
+            lab.step(1, to_end=True)  # the new #1 is still there to step
+            deadline = time.monotonic() + 10
+            while not results and time.monotonic() < deadline:
+                time.sleep(0.01)
+        assert results[0][0].status == 201
+        assert [e.id for e in lab.requests()] == [1]
+        assert len(lab.gateway.ledger()) == 1  # the new lab's charge only
+    finally:
+        proceed.set()
+        old.join(10)
+
+
+def test_a_lab_holds_at_most_max_paused_requests_in_step_mode() -> None:
+    lab = Lab(
+        "s", settings=Settings(gateway_latency_ms=0, step_mode=True, lock=False), max_paused=3
+    )
+    with requests(lab, 3):
+        with pytest.raises(Problem) as caught:
+            lab.create_charge(KEY, BODY)
+        assert caught.value.status == 429 and caught.value.slug == "too-many-paused"
+        assert len(lab.requests()) == 3  # the refused one ran nothing and is not logged
+        assert [p["label"] for p in lab.paused()] == ["A", "B", "C"]
+    # Released: the slots are free again.
+    with requests(lab, 3):
+        assert len(lab.paused()) == 3
+
+
+def test_a_reset_does_not_free_the_slots_of_requests_still_running() -> None:
+    lab = Lab(
+        "s", settings=Settings(gateway_latency_ms=0, step_mode=True, lock=False), max_paused=1
+    )
+    entered, proceed = threading.Event(), threading.Event()
+    real_charge = lab.gateway.charge
+
+    def held_charge(**kwargs: Any) -> Any:
+        entered.set()
+        assert proceed.wait(10)
+        return real_charge(**kwargs)
+
+    lab.gateway.charge = held_charge  # type: ignore[method-assign]
+    old = threading.Thread(target=lambda: lab.create_charge(KEY, BODY))
+    old.start()
+    try:
+        while not any(p["waiting"] for p in lab.paused()):
+            time.sleep(0.001)
+        lab.reset()
+        assert entered.wait(10)  # still running, still holding its thread
+        with pytest.raises(Problem) as caught:
+            lab.create_charge(KEY, BODY)
+        assert caught.value.status == 429
+    finally:
+        proceed.set()
+        old.join(10)
+    with requests(lab, 1):  # finished: its slot is free
+        assert len(lab.paused()) == 1
+
+
+def test_the_shared_budget_caps_paused_requests_across_labs() -> None:
+    slots = threading.BoundedSemaphore(3)
+    labs = [
+        Lab(
+            f"s{n}",
+            settings=Settings(gateway_latency_ms=0, step_mode=True, lock=False),
+            paused_slots=slots,
+        )
+        for n in range(2)
+    ]
+    with requests(labs[0], 2), requests(labs[1], 1):
+        with pytest.raises(Problem) as caught:
+            labs[1].create_charge(KEY, BODY)
+        assert caught.value.status == 429 and caught.value.retry_after_s == 5
+        assert labs[1].requests()[-1].id == 1  # nothing logged
+    # Every slot came back once the requests finished.
+    with requests(labs[1], 3):
+        assert len(labs[1].paused()) == 3
+    assert all(slots.acquire(blocking=False) for _ in range(3))
+
+
+def test_every_paused_lane_has_a_label_of_its_own_whatever_their_number() -> None:
+    lab = Lab(
+        "s", settings=Settings(gateway_latency_ms=0, step_mode=True, lock=False), max_paused=30
+    )
+    with requests(lab, 30):
+        labels = [p["label"] for p in lab.paused()]
+    assert len(set(labels)) == 30 and "?" not in labels
+    assert labels[:3] == ["A", "B", "C"] and labels[26:] == ["AA", "AB", "AC", "AD"]
+
+
+def test_past_the_cap_the_api_answers_a_translated_429_problem_the_page_shows() -> None:
+    import json
+
+    from demo import create_app
+
+    app = create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0, "STEP_MAX_PAUSED_PER_LAB": 1})
+    client = app.test_client()
+    client.patch("/lab/cap/api/settings", json={"step_mode": True})
+    lab = app.extensions["labs"].get("cap")
+    headers = {"Idempotency-Key": "k", "Content-Type": "application/json"}
+    with requests(lab, 1):
+        answer = client.post("/lab/cap/api/charges", data=BODY, headers=headers)
+        assert answer.status_code == 429
+        assert answer.content_type == "application/problem+json"
+        assert answer.json is not None and answer.json["type"] == "/problems/too-many-paused"
+        assert "Release all" in answer.json["detail"]
+        page = client.post(
+            "/lab/cap/api/charges", data=BODY, headers={**headers, "HX-Request": "true"}
+        )
+        assert page.status_code == 429
+        event = json.loads(page.headers["HX-Trigger"])["lab-problem"]
+        assert event["title"] == "Too many paused requests"
+        vi = client.post(
+            "/lab/cap/api/charges", data=BODY, headers={**headers, "Accept-Language": "vi"}
+        )
+        assert vi.json is not None and vi.json["title"] != "Too many paused requests"

@@ -13,6 +13,7 @@ from ..charges import parse_json
 from ..idempotency import Response as CoreResponse
 from ..lab import no_response
 from ..problems import Problem
+from ..server import client_socket
 from ..text import N_, Text
 from . import is_htmx, lab_to_read, lab_to_write, pages, read_body
 
@@ -135,9 +136,10 @@ def _json_body() -> bytes:
 
 def _drop_connection() -> Response:
     """Close the connection without a response: what a lost response or a crashed
-    instance looks like to the client. Where the server gives the app no socket (the
-    test client), a 502 ``/problems/no-response`` stands in for the silence."""
-    sock = request.environ.get("werkzeug.socket")
+    instance looks like to the client (a browser reports ``ERR_EMPTY_RESPONSE``). Where
+    the server gives the app no socket (the test client), a 502 ``/problems/no-response``
+    stands in for the silence."""
+    sock = client_socket(request.environ)
     if sock is None:
         return _to_flask(no_response())
     with contextlib.suppress(OSError):

@@ -1,5 +1,6 @@
 """Browser tests: a live server in a thread of this process (so tests can read the
-in-memory labs), and headless Chromium driven by pytest-playwright.
+in-memory labs), the same waitress server ``python -m demo`` runs (:mod:`demo.server`),
+and headless Chromium driven by pytest-playwright.
 
 Which Chromium: ``$DEMO_CHROMIUM`` if set; else the one ``playwright install`` put on
 this machine; else a system Chromium (``/usr/bin/chromium``). With none of them the
@@ -18,10 +19,10 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from werkzeug.serving import make_server
 
 from demo import create_app
 from demo.lab import Lab, LabRegistry
+from demo.server import make_server
 
 SYSTEM_CHROMIUMS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/snap/bin/chromium")
 
@@ -65,7 +66,7 @@ def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]
 class LiveServer:
     def __init__(self, app: Flask) -> None:
         self.app = app
-        self._server = make_server("127.0.0.1", 0, app, threaded=True)
+        self._server = make_server(app, "127.0.0.1", 0)
         self.url = f"http://127.0.0.1:{self._server.port}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -79,7 +80,7 @@ class LiveServer:
 
     def __exit__(self, *exc: object) -> None:
         self._server.shutdown()
-        self._thread.join(5)
+        self._thread.join(15)
 
 
 @pytest.fixture(scope="session")
@@ -93,7 +94,7 @@ def live_server() -> Iterator[LiveServer]:
 # What the browser itself reports when a connection closes with no response (the lost
 # response and the crash do exactly that), and for the lesson's own 4xx and 502 answers.
 EXPECTED_CONSOLE = re.compile(
-    r"ERR_EMPTY_RESPONSE|htmx:sendError|htmx:afterRequest|status of (40[29]|502)"
+    r"ERR_EMPTY_RESPONSE|htmx:sendError|htmx:afterRequest|status of (40[29]|429|502)"
 )
 
 

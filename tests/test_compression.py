@@ -1,0 +1,119 @@
+"""Compression is transport only, and static files are cached as long as they can be."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+
+import brotli
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from demo import create_app
+
+GZIP = {"Accept-Encoding": "gzip"}
+CHARGE = {"Content-Type": "application/json", "Idempotency-Key": "pay-1"}
+BODY = b'{"order_id": "42", "amount": 100000}'
+
+
+def gunzip(response: object) -> bytes:
+    assert response.headers["Content-Encoding"] == "gzip"  # type: ignore[attr-defined]
+    return gzip.decompress(response.data)  # type: ignore[attr-defined]
+
+
+def test_the_lab_page_is_gzipped_and_decompresses_to_the_same_page(client: FlaskClient) -> None:
+    plain = client.get("/lab/gz-page")
+    packed = client.get("/lab/gz-page", headers=GZIP)
+    assert plain.status_code == packed.status_code == 200
+    assert "Content-Encoding" not in plain.headers
+    assert gunzip(packed) == plain.data
+    assert len(packed.data) < len(plain.data) / 3
+    assert "Accept-Encoding" in packed.headers["Vary"]
+
+
+def test_an_htmx_fragment_is_gzipped_and_keeps_its_htmx_headers(client: FlaskClient) -> None:
+    htmx = {"HX-Request": "true"}
+    plain = client.get("/lab/gz-frag/panels", headers=htmx)
+    packed = client.get("/lab/gz-frag/panels", headers={**htmx, **GZIP})
+    assert gunzip(packed) == plain.data
+    assert packed.headers["Content-Type"] == plain.headers["Content-Type"]
+
+
+def test_the_json_api_is_gzipped_and_problems_stay_plain_json(client: FlaskClient) -> None:
+    client.post("/lab/gz-api/api/charges", data=BODY, headers=CHARGE)  # a state over 500 bytes
+    plain = client.get("/lab/gz-api/api/state")
+    packed = client.get("/lab/gz-api/api/state", headers=GZIP)
+    first, second = plain.get_json(), json.loads(gunzip(packed))
+    first.pop("clock"), second.pop("clock")  # the lab's clock moves between the two reads
+    assert first == second
+    problem = client.post("/lab/gz-api/api/charges", data=b"{", headers={**CHARGE, **GZIP})
+    assert problem.status_code == 400
+    assert problem.headers["Content-Type"] == "application/problem+json"
+    assert problem.get_json()["type"] == "/problems/malformed-json"
+
+
+def test_the_history_download_is_gzipped_and_still_re_imports(client: FlaskClient) -> None:
+    client.post("/lab/gz-hist/api/charges", data=BODY, headers=CHARGE)
+    plain = client.get("/lab/gz-hist/history.json")
+    packed = client.get("/lab/gz-hist/history.json", headers=GZIP)
+    assert packed.headers["Content-Disposition"] == plain.headers["Content-Disposition"]
+    assert json.loads(gunzip(packed)) == plain.get_json()
+    opened = client.post(
+        "/replay", data=gzip.decompress(packed.data), content_type="application/json"
+    )
+    assert opened.status_code == 303
+
+
+def test_a_replay_is_byte_identical_to_the_stored_response_whatever_the_encoding() -> None:
+    app: Flask = create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0, "COMPRESS_MIN_SIZE": 0})
+    client = app.test_client()
+    first = client.post("/lab/gz-replay/api/charges", data=BODY, headers={**CHARGE, **GZIP})
+    again = client.post("/lab/gz-replay/api/charges", data=BODY, headers={**CHARGE, **GZIP})
+    bare = client.post("/lab/gz-replay/api/charges", data=BODY, headers=CHARGE)
+    assert first.status_code == again.status_code == bare.status_code == 201
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert "Content-Encoding" not in bare.headers
+    (record,) = app.extensions["labs"].get("gz-replay").store.records()
+    assert record.response is not None
+    assert gunzip(first) == gunzip(again) == bare.data == record.response.body
+
+
+@pytest.mark.parametrize("name", ["app.js", "app.css", "htmx-2.0.11.min.js"])
+def test_static_files_are_compressed_for_a_browser(client: FlaskClient, name: str) -> None:
+    plain = client.get(f"/static/{name}")
+    packed = client.get(f"/static/{name}", headers={"Accept-Encoding": "gzip, deflate, br"})
+    assert packed.headers["Content-Encoding"] == "br"
+    assert brotli.decompress(packed.data) == plain.data
+    plain.close(), packed.close()
+
+
+def test_the_page_links_its_own_scripts_and_styles_by_content_hash(client: FlaskClient) -> None:
+    html = client.get("/lab/gz-links").text
+    links = dict(re.findall(r'"/static/([^"?]+)(?:\?v=([0-9a-f]+))?"', html))
+    assert links["htmx-2.0.11.min.js"] == ""  # its name carries its version
+    for name in ("app.js", "app.css"):
+        import hashlib
+
+        content = client.get(f"/static/{name}")
+        assert links[name] == hashlib.sha256(content.data).hexdigest()[:12]
+        content.close()
+
+
+def test_versioned_static_files_are_cached_for_a_year_the_rest_revalidated(
+    client: FlaskClient,
+) -> None:
+    html = client.get("/lab/gz-cache").text
+    for url in re.findall(r'"(/static/(?:app\.js|app\.css|htmx-[^"]+)[^"]*)"', html):
+        answer = client.get(url)
+        assert answer.headers["Cache-Control"] == "public, max-age=31536000, immutable", url
+        answer.close()
+    for url in ("/static/app.js", "/static/app.js?v=0123456789ab"):  # unversioned, stale
+        answer = client.get(url)
+        assert answer.headers["Cache-Control"] == "no-cache", url
+        etag = answer.headers["ETag"]
+        answer.close()
+        again = client.get(url, headers={"If-None-Match": etag})
+        assert again.status_code == 304
+        again.close()
