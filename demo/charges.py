@@ -123,7 +123,9 @@ def parse_json(body: bytes) -> Any:
     :raises Problem: 400 ``/problems/malformed-json``, saying where the body went wrong.
     """
     try:
-        value = json.loads(body, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        # UTF-8 only (RFC 8259 §8.1): json.loads would also guess UTF-16 or UTF-32 from bytes.
+        text = body.decode("utf-8")
+        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
         if _holds_lone_surrogate(value):
             raise _Refused(Text("a string in it holds a lone surrogate, which UTF-8 cannot carry"))
         return value

@@ -138,6 +138,8 @@ def read(data: object, *, max_requests: int = 200) -> History:
     entries = [_entry(r, f"requests[{i}]", now, settings, shared) for i, r in enumerate(requests)]
     if len({e.id for e in entries}) < len(entries):
         raise _bad("requests", N_("two requests have the same id"))
+    if len({c.id for c in charges}) < len(charges):  # one charge listed twice
+        raise _bad("charges", N_("two charges have the same id"))
     offset = data.get("clock_offset_s", 0)
     if not _number(offset) or not 0 <= offset <= 10**9:
         raise _bad("clock_offset_s", N_("must be a number of seconds"))

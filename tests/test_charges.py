@@ -96,6 +96,8 @@ def test_max_amount_is_accepted() -> None:
         b'{"order_id": "42", "amount": Infinity}',
         b'{"order_id": "42", "amount": 1, "amount": 2}',  # a repeated member is ambiguous
         b"\xff\xfe",
+        '{"order_id": "4", "amount": 1}'.encode("utf-16"),  # RFC 8259 §8.1: UTF-8 only
+        '{"order_id": "4", "amount": 1}'.encode("utf-32-le"),
         b"[" * 100_000 + b"]" * 100_000,
         b'{"order_id": "42", "amount": ' + b"9" * 5000 + b"}",
     ],

@@ -228,6 +228,8 @@ def test_replays_have_their_own_quota_and_never_take_an_attendees_slot(
         {"Origin": "http://localhost:5000"},  # another port is another origin
         {"Origin": "null", "Sec-Fetch-Site": "cross-site"},  # a sandboxed frame elsewhere
         {"Sec-Fetch-Site": "same-origin", "Origin": "https://evil.example"},
+        {"Sec-Fetch-Site": "same-origin, cross-site"},  # two header lines, joined
+        {"Sec-Fetch-Site": "cross-site,same-origin"},
     ],
 )
 def test_a_cross_site_write_is_refused_and_changes_nothing(

@@ -246,6 +246,7 @@ def test_a_history_with_a_bad_step_or_charge_is_refused(client: FlaskClient) -> 
         lambda d: d.update(version=True),
         lambda d: d.update(version=1.0),
         lambda d: d["requests"].append(dict(d["requests"][0])),  # the same id twice
+        lambda d: d["charges"].append(dict(d["charges"][0])),  # a charge listed twice
         lambda d: d["requests"][0].update(outcome="in_flight"),
         lambda d: d["charges"][0].update(amount=-5),
         lambda d: d["charges"][0].update(amount=10**300),

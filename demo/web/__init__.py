@@ -98,10 +98,11 @@ def refuse_cross_site_writes() -> None:
     """
     if request.method in SAFE_METHODS:
         return
-    site = request.headers.get("Sec-Fetch-Site", "").strip().lower()
+    # Repeated header lines arrive joined with commas: any one saying cross-site refuses.
+    sites = {s.strip().lower() for s in request.headers.get("Sec-Fetch-Site", "").split(",")}
     origin = request.headers.get("Origin")
     foreign = origin is not None and origin.strip() != "null" and not _same_host(origin)
-    if site == "cross-site" or foreign:
+    if "cross-site" in sites or foreign:
         raise Problem(
             403,
             "cross-site-request",
