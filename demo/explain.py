@@ -12,6 +12,7 @@ from typing import Literal
 
 from .gateway import LedgerSummary
 from .lab import RequestEntry, Settings
+from .step_names import step_name
 from .text import N_, Text
 
 Tone = Literal["idle", "charged", "replayed", "conflict", "error", "double"]
@@ -102,7 +103,7 @@ def explain(
             "error",
             N_("CRASHED — the instance died mid-request"),
             (
-                Text(died, id=focus.id, step=step),
+                Text(died, id=focus.id, step=step_name(step)),
                 N_("Retry with the same key and watch what the store and the gateway make of it."),
             ),
         )

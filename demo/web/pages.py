@@ -24,6 +24,7 @@ from ..lessons import LESSONS, PATH, Lesson
 from ..openapi import document
 from ..problems import Problem
 from ..scenarios import SCENARIOS
+from ..step_names import step_name
 from ..text import N_, Text, translate
 from . import lab_to_read, lab_to_write
 from .code import handler_lines, where
@@ -298,6 +299,12 @@ def badge(entry: RequestEntry) -> str:
     return translate(words.get(entry.outcome, N_("ERROR")))
 
 
+@bp.app_template_filter("step_name")
+def step_name_filter(name: str) -> str:
+    """A step's code name as a sentence shows it: ``lookup``, or ``lookup (tra cứu)``."""
+    return translate(step_name(name))
+
+
 ACTIONS = {
     "Pay": N_("Pay"),
     "Retry": N_("Retry"),
@@ -542,7 +549,7 @@ def _step_text(name: str, detail: dict[str, Any] | Any, deduplicated: bool = Fal
             "gateway returned %(charge)s again: no new money", charge=detail.get("charge_id")
         )
     if name == "crash":
-        return Text("✕ instance crashed after %(step)s", step=detail.get("after", "?"))
+        return Text("✕ instance crashed after %(step)s", step=step_name(detail.get("after", "?")))
     return {
         "no key": N_("no key: unprotected"),
         "reserve": N_("reserve (in progress)"),
