@@ -302,7 +302,8 @@ def badge(entry: RequestEntry) -> str:
 @bp.app_template_filter("step_name")
 def step_name_filter(name: str) -> str:
     """A step's code name as a sentence shows it: ``lookup``, or ``lookup (tra cứu)``."""
-    return translate(step_name(name))
+    named = step_name(name)
+    return translate(named) if isinstance(named, Text) else named
 
 
 ACTIONS = {
