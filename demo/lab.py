@@ -59,6 +59,9 @@ MAX_PAUSED = 24
 """Requests in step mode at once across every lab sharing one budget: half of the
 server's 48 threads, so paused requests never starve the others."""
 
+PAIR_WINDOW_S = 1.0
+"""Two Double-submit requests arriving this close (s) are one pair: the first is A."""
+
 STEP_POINTS = frozenset(
     {"lookup", "fingerprint check", "lock wait", "lock acquire", "reserve", "gateway charge",
      "record save", "respond"}
@@ -593,10 +596,23 @@ class Lab:
         entry = self._begin(action, settings, instance)
         pause = self._pause_for(entry) if settings.step_mode else None
 
+        replays: list[dict[str, Any]] = []
+
         def trace(step: str, /, **detail: Any) -> None:
+            if step == "gateway replay":
+                # The gateway's answer arrives when its call returns, and that call is traced
+                # as "gateway charge" once it ends: tell the replay after it, as it happened.
+                replays.append(detail)
+                return
             entry.steps.append(Step(step, (time.perf_counter() - entry.started) * 1000, detail))
+            index = len(entry.steps) - 1
+            if step == "gateway charge":
+                for replay in replays:
+                    at = (time.perf_counter() - entry.started) * 1000
+                    entry.steps.append(Step("gateway replay", at, replay))
+                replays.clear()
             self._touch()
-            if self.crash_at in (step, len(entry.steps) - 1) or (
+            if self.crash_at in (step, index) or (
                 step == "gateway charge" and self._claim_fault("crash_after_charge", world)
             ):
                 raise InstanceCrash(step)
@@ -1254,16 +1270,27 @@ class Lab:
         return [self.store, *(i.store for i in self.instances if i.store is not self.store)]
 
     def _begin(self, action: str, settings: Settings, instance: Instance) -> RequestEntry:
-        entry = RequestEntry(
-            id=next(self._ids),
-            action=shown(action, 40),
-            started=time.perf_counter(),
-            at=self.now(),
-            instance=instance.name,
-            lock=settings.lock,
-            settings=settings,
-        )
         with self._guard:
+            if action in ("Double-submit A", "Double-submit B"):
+                # The two requests of a Double-submit race to the server: the first to
+                # arrive is A (and gets the lower id), so lanes always read #n A, #n+1 B.
+                # An A left alone (the client guard dropped its B) pairs with nothing later.
+                last = self._log[-1] if self._log else None
+                paired = (
+                    last is not None
+                    and last.action == "Double-submit A"
+                    and time.perf_counter() - last.started < PAIR_WINDOW_S
+                )
+                action = "Double-submit B" if paired else "Double-submit A"
+            entry = RequestEntry(
+                id=next(self._ids),
+                action=shown(action, 40),
+                started=time.perf_counter(),
+                at=self.now(),
+                instance=instance.name,
+                lock=settings.lock,
+                settings=settings,
+            )
             self._log.append(entry)
         self._touch()
         return entry

@@ -217,3 +217,40 @@ def test_a_rounded_duration_never_puts_the_charge_before_the_reservation() -> No
     times = _begin_times(steps)
     assert times == sorted(times)
     assert times[2] == 0.3
+
+
+def test_crash_recovery_tells_the_gateway_call_before_its_replayed_answer(
+    client: FlaskClient,
+) -> None:
+    """Issue 10 §4: "gateway returned ch_0001 again" came before "gateway call"."""
+    import xml.etree.ElementTree as ET
+
+    client.patch(
+        "/lab/p1/api/settings", json={"fault": "crash_after_charge", "recovery": "downstream_key"}
+    )
+    hx_pay(client, key="crash-1")
+    html = hx_pay(client, key="crash-1", action="Retry").get_data(as_text=True)
+    lane = html[html.index('data-request="2"') :]
+    assert lane.index("gateway call (no new money)") < lane.index("gateway returned ch_0001 again")
+    svg = client.get("/lab/p1/sequence.svg").data
+    texts = [t.text or "" for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")]
+    mine = [t for t in texts if t.startswith("#2 ")]
+    assert mine.index("#2 charge") < mine.index("#2 same charge again")
+
+
+def test_double_submit_lanes_read_a_then_b_in_arrival_order(client: FlaskClient) -> None:
+    """The first of a pair to arrive is A, whatever letter its element carried."""
+    for action in ("Double-submit B", "Double-submit A"):
+        headers = {**HX, "X-Lab-Action": action}
+        html = client.post("/lab/p1/api/charges", json=BODY, headers=headers).get_data(as_text=True)
+    assert "#1 Double-submit A" in html and "#2 Double-submit B" in html
+    assert "#1 Double-submit B" not in html
+
+
+def test_a_request_without_a_key_is_not_tagged_with_the_lock(client: FlaskClient) -> None:
+    client.post("/lab/p1/api/charges", json=BODY, headers=HX)
+    html = client.get("/lab/p1").get_data(as_text=True)
+    lane = html[
+        html.index('data-request="1"') : html.index("</article>", html.index('data-request="1"'))
+    ]
+    assert "lock on" not in lane and "lock off" not in lane and "no key" in lane
