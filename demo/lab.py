@@ -596,20 +596,20 @@ class Lab:
         entry = self._begin(action, settings, instance)
         pause = self._pause_for(entry) if settings.step_mode else None
 
-        replays: list[dict[str, Any]] = []
+        replays: list[Any] = []  # charge ids the gateway gave back
 
         def trace(step: str, /, **detail: Any) -> None:
             if step == "gateway replay":
                 # The gateway's answer arrives when its call returns, and that call is traced
                 # as "gateway charge" once it ends: tell the replay after it, as it happened.
-                replays.append(detail)
+                replays.append(detail.get("charge_id"))
                 return
             entry.steps.append(Step(step, (time.perf_counter() - entry.started) * 1000, detail))
             index = len(entry.steps) - 1
             if step == "gateway charge":
-                for replay in replays:
+                for charge_id in replays:
                     at = (time.perf_counter() - entry.started) * 1000
-                    entry.steps.append(Step("gateway replay", at, replay))
+                    entry.steps.append(Step("gateway replay", at, {"charge_id": charge_id}))
                 replays.clear()
             self._touch()
             if self.crash_at in (step, index) or (

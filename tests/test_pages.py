@@ -170,7 +170,10 @@ def test_sequence_diagram_shows_the_race_in_the_order_it_happened(client: FlaskC
     assert response.status_code == 200 and response.mimetype == "image/svg+xml"
     texts = [t.text for t in ET.fromstring(response.data).iter("{http://www.w3.org/2000/svg}text")]
     assert {"Client", "Instance i1", "Store", "Gateway"} <= set(texts)
-    order = [t for t in texts if t and t.startswith("#")]
+    svg = "{http://www.w3.org/2000/svg}"
+    # Each arrow is a group titled with its whole label (its text may wrap over lines).
+    groups = ET.fromstring(response.data).iter(f"{svg}g")
+    order = [g.findtext(f"{svg}title") or "" for g in groups]
     lookups = [i for i, t in enumerate(order) if "lookup: miss" in t]
     saves = [i for i, t in enumerate(order) if "save record" in t]
     assert len(lookups) == 2 and max(lookups) < min(saves)  # both missed before either saved
@@ -254,3 +257,48 @@ def test_a_request_without_a_key_is_not_tagged_with_the_lock(client: FlaskClient
         html.index('data-request="1"') : html.index("</article>", html.index('data-request="1"'))
     ]
     assert "lock on" not in lane and "lock off" not in lane and "no key" in lane
+
+
+def test_per_instance_stores_get_one_store_lifeline_each_and_say_the_lock_is_theirs(
+    client: FlaskClient,
+) -> None:
+    import xml.etree.ElementTree as ET
+
+    client.patch("/lab/p1/api/settings", json={"instances": 2, "store_scope": "per_instance"})
+    hx_pay(client, key="k-inst")
+    hx_pay(client, key="k-inst", action="Retry")
+    root = ET.fromstring(client.get("/lab/p1/sequence.svg").data)
+    texts = [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert {"Store i1", "Store i2"} <= set(texts) and "Store" not in texts
+    assert any("per-key lock cover only the requests of its own instance" in t for t in texts)
+    client.patch("/lab/p1/api/settings", json={"store_scope": "shared"})
+    hx_pay(client, key="k-inst")
+    root = ET.fromstring(client.get("/lab/p1/sequence.svg").data)
+    texts = [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert "Store" in texts and "Store i1" not in texts
+    assert any("per-key lock span every instance" in t for t in texts)
+
+
+def test_a_long_key_wraps_between_the_lifelines_with_its_whole_label_as_tooltip(
+    client: FlaskClient,
+) -> None:
+    import xml.etree.ElementTree as ET
+
+    from demo.web.sequence import CHAR_W
+
+    key = "tenant-with-a-long-name:actor-007:payment:order-000000042:v1"
+    hx_pay(client, key=key)
+    svg = "{http://www.w3.org/2000/svg}"
+    root = ET.fromstring(client.get("/lab/p1/sequence.svg").data)
+    for group in root.iter(f"{svg}g"):
+        line = group.find(f"{svg}line")
+        assert line is not None
+        gap = abs(float(line.get("x2", 0)) - float(line.get("x1", 0)))
+        for text in group.iter(f"{svg}text"):
+            assert len(text.text or "") * CHAR_W <= gap, text.text  # inside its two lifelines
+    titles = [g.findtext(f"{svg}title") or "" for g in root.iter(f"{svg}g")]
+    assert f"#1 POST /charges {key}" in titles
+    request = next(g for g in root.iter(f"{svg}g") if key in (g.findtext(f"{svg}title") or ""))
+    assert "".join(t.text or "" for t in request.iter(f"{svg}text")).replace(" ", "").endswith(
+        key.replace(" ", "")
+    )
