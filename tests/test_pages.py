@@ -299,6 +299,8 @@ def test_a_long_key_wraps_between_the_lifelines_with_its_whole_label_as_tooltip(
     titles = [g.findtext(f"{svg}title") or "" for g in root.iter(f"{svg}g")]
     assert f"#1 POST /charges {key}" in titles
     request = next(g for g in root.iter(f"{svg}g") if key in (g.findtext(f"{svg}title") or ""))
-    assert "".join(t.text or "" for t in request.iter(f"{svg}text")).replace(" ", "").endswith(
-        key.replace(" ", "")
+    assert (
+        "".join(t.text or "" for t in request.iter(f"{svg}text"))
+        .replace(" ", "")
+        .endswith(key.replace(" ", ""))
     )
