@@ -1010,6 +1010,10 @@ class Lab:
             self._log.extend(entries[-self._max_log :])
             self.gateway.restore(charges)
             self._mailbox.extend(emails)
+            # The order the lab was on: the last request's, as a live lab follows it.
+            orders = [e.charge.order_id for e in self._log if e.charge is not None]
+            orders = orders or [c.order_id for c in charges]
+            self.current_order = orders[-1] if orders else self.current_order
             self.clock.offset_s = clock_offset_s
             self.read_only = True
             self.settings_version += 1

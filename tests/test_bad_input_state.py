@@ -606,3 +606,13 @@ def test_store_full_over_http_is_a_503_problem_with_retry_after() -> None:
     state = http.get("/lab/full/api/state").get_json()
     assert len(state["records"]) == 3 and len(state["charges"]) == 3
     assert state["requests"][-1]["status"] == 503
+
+
+def test_a_replay_shows_the_order_the_lab_was_on(client: FlaskClient) -> None:
+    """Issue 10 §4: a replay's order-id field showed 42 when the lab was on 44."""
+    for order in ("43", "44"):
+        body = {**BODY, "order_id": order}
+        client.post("/lab/o44/api/charges", json=body, headers={"Idempotency-Key": f"k-{order}"})
+    lab = reimported(json.dumps(client.get("/lab/o44/history.json").get_json()).encode())
+    assert lab.current_order == "44"
+    assert lab.read_only

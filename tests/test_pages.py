@@ -304,3 +304,11 @@ def test_a_long_key_wraps_between_the_lifelines_with_its_whole_label_as_tooltip(
         .replace(" ", "")
         .endswith(key.replace(" ", ""))
     )
+
+
+def test_the_store_panel_opens_a_records_stored_response(client: FlaskClient) -> None:
+    html = hx_pay(client, key="k-stored").get_data(as_text=True)
+    store = html[html.index('id="store"') :]
+    details = store[store.index("<details>") : store.index("</details>")]
+    assert "HTTP 201" in details and "Content-Type: application/json" in details
+    assert "&#34;id&#34;:&#34;ch_0001&#34;" in details or '"id":"ch_0001"' in details
