@@ -402,6 +402,10 @@ class Email:
     idempotency_key: str | None
     order_id: str
     charge_id: str
+    sent_at: float = 0.0
+    """When it left, in seconds on the lab's clock (0.0 when an old history did not say)."""
+    via: str = "inline"
+    """``"inline"`` (the handler sent it itself) or ``"outbox"`` (the relay sent it once)."""
 
     def as_dict(self) -> dict[str, Any]:
         """The e-mail as JSON-ready values."""
@@ -769,7 +773,7 @@ class Lab:
     def _send_receipt(self, world: _World, key: str | None, charge: Charge) -> None:
         with self._guard:
             world.mailbox.append(
-                Email(f"em_{next(self._emails):04d}", key, charge.order_id, charge.id)
+                Email(f"em_{next(self._emails):04d}", key, charge.order_id, charge.id, self.now())
             )
 
     def _relay_outbox(self) -> None:
@@ -789,6 +793,8 @@ class Lab:
                             key,
                             payload["order_id"],
                             payload["receipt"],
+                            self.now(),
+                            "outbox",
                         )
                     )
 
@@ -1193,6 +1199,11 @@ class Lab:
         """The receipt e-mails sent, oldest first (a ring buffer)."""
         with self._guard:
             return list(self._mailbox)
+
+    def outbox(self) -> list[tuple[str, str]]:
+        """The outbox messages committed with a record and not yet relayed, as
+        ``(key, message)`` pairs; empty between requests unless an instance died first."""
+        return [m for store in self._stores() for m in store.pending_outbox()]
 
     def records(self) -> list[tuple[str, Record]]:
         """Every live record as ``(store name, record)``: ``"shared"`` or an instance's name."""

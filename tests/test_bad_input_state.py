@@ -616,3 +616,17 @@ def test_a_replay_shows_the_order_the_lab_was_on(client: FlaskClient) -> None:
     lab = reimported(json.dumps(client.get("/lab/o44/history.json").get_json()).encode())
     assert lab.current_order == "44"
     assert lab.read_only
+
+
+def test_an_e_mail_keeps_when_and_how_it_was_sent_through_a_replay(client: FlaskClient) -> None:
+    client.patch("/lab/m1/api/settings", json={"email": "outbox"})
+    client.post("/lab/m1/api/charges", json=BODY, headers={"Idempotency-Key": "k-m"})
+    data = client.get("/lab/m1/history.json").get_json()
+    [mail] = data["emails"]
+    assert mail["via"] == "outbox" and mail["sent_at"] > 0
+    lab = reimported(json.dumps(data).encode())
+    assert [(m.via, m.sent_at) for m in lab.emails()] == [("outbox", mail["sent_at"])]
+    mail["sent_at"] = "yesterday"
+    answer = replay(client, data)
+    assert answer.status_code == 422
+    assert "emails[0].sent_at" in answer.get_json()["errors"]

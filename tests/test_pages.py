@@ -312,3 +312,23 @@ def test_the_store_panel_opens_a_records_stored_response(client: FlaskClient) ->
     details = store[store.index("<details>") : store.index("</details>")]
     assert "HTTP 201" in details and "Content-Type: application/json" in details
     assert "&#34;id&#34;:&#34;ch_0001&#34;" in details or '"id":"ch_0001"' in details
+
+
+@pytest.mark.parametrize("mode", ["inline", "outbox"])
+def test_the_mailbox_panel_lists_each_receipt_with_its_key_and_sender(
+    client: FlaskClient, mode: str
+) -> None:
+    """Issue 10 §4: lesson 10 showed only a counter, not what was sent, for which key, when."""
+    client.patch("/lab/p1/api/settings", json={"email": mode})
+    hx_pay(client, key="k-mail")
+    html = hx_pay(client, key="k-mail", action="Retry").get_data(as_text=True)
+    panel = html[html.index('id="mailbox"') : html.index("</section>", html.index('id="mailbox"'))]
+    rows = panel.count("<tr>") - 1  # minus the header row
+    assert rows == 1  # one receipt: the retry replayed, and a replay sends nothing
+    assert "em_0001" in panel and "k-mail" in panel and "ch_0001" in panel and " ago" in panel
+    assert ("outbox relay" if mode == "outbox" else "handler") in panel
+    assert "Outbox: nothing waiting" in panel
+
+
+def test_no_mailbox_panel_while_e_mail_is_off_and_none_was_sent(client: FlaskClient) -> None:
+    assert 'id="mailbox"' not in hx_pay(client).get_data(as_text=True)
