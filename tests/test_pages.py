@@ -326,7 +326,7 @@ def test_the_mailbox_panel_lists_each_receipt_with_its_key_and_sender(
     rows = panel.count("<tr>") - 1  # minus the header row
     assert rows == 1  # one receipt: the retry replayed, and a replay sends nothing
     assert "em_0001" in panel and "k-mail" in panel and "ch_0001" in panel and " ago" in panel
-    assert ("outbox relay" if mode == "outbox" else "handler") in panel
+    assert ("by the outbox relay" if mode == "outbox" else "by the handler") in panel
     assert "Outbox: nothing waiting" in panel
 
 
