@@ -274,7 +274,17 @@ def _email(item: object, where: str) -> Email:
         _key(item, "idempotency_key", where),
         _str(item, "order_id", where),
         _str(item, "charge_id", where),
+        _sent_at(item, where),
+        "outbox" if item.get("via") == "outbox" else "inline",
     )
+
+
+def _sent_at(item: Mapping[str, Any], where: str) -> float:
+    """``sent_at``: optional (an older history has none), else a number of seconds."""
+    value = item.get("sent_at", 0.0)
+    if not _number(value):
+        raise _bad(f"{where}.sent_at", N_("must be a number"))
+    return float(value)
 
 
 def _entry(

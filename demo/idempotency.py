@@ -223,6 +223,11 @@ class IdempotencyStore:
         record = Record(key, fingerprint, State.COMPLETED, now, now + self.ttl_s, stored)
         return self._put(record, [(key, message) for message in response.outbox])
 
+    def pending_outbox(self) -> list[tuple[str, str]]:
+        """The committed outbox messages not yet sent, as ``(key, message)`` pairs (a copy)."""
+        with self._guard:
+            return list(self._outbox)
+
     def drain_outbox(self) -> list[tuple[str, str]]:
         """Take the committed outbox messages as ``(key, message)`` pairs, oldest first."""
         with self._guard:

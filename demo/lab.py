@@ -59,6 +59,9 @@ MAX_PAUSED = 24
 """Requests in step mode at once across every lab sharing one budget: half of the
 server's 48 threads, so paused requests never starve the others."""
 
+PAIR_WINDOW_S = 1.0
+"""Two Double-submit requests arriving this close (s) are one pair: the first is A."""
+
 STEP_POINTS = frozenset(
     {"lookup", "fingerprint check", "lock wait", "lock acquire", "reserve", "gateway charge",
      "record save", "respond"}
@@ -399,6 +402,10 @@ class Email:
     idempotency_key: str | None
     order_id: str
     charge_id: str
+    sent_at: float = 0.0
+    """When it left, in seconds on the lab's clock (0.0 when an old history did not say)."""
+    via: str = "inline"
+    """``"inline"`` (the handler sent it itself) or ``"outbox"`` (the relay sent it once)."""
 
     def as_dict(self) -> dict[str, Any]:
         """The e-mail as JSON-ready values."""
@@ -593,10 +600,23 @@ class Lab:
         entry = self._begin(action, settings, instance)
         pause = self._pause_for(entry) if settings.step_mode else None
 
+        replays: list[Any] = []  # charge ids the gateway gave back
+
         def trace(step: str, /, **detail: Any) -> None:
+            if step == "gateway replay":
+                # The gateway's answer arrives when its call returns, and that call is traced
+                # as "gateway charge" once it ends: tell the replay after it, as it happened.
+                replays.append(detail.get("charge_id"))
+                return
             entry.steps.append(Step(step, (time.perf_counter() - entry.started) * 1000, detail))
+            index = len(entry.steps) - 1
+            if step == "gateway charge":
+                for charge_id in replays:
+                    at = (time.perf_counter() - entry.started) * 1000
+                    entry.steps.append(Step("gateway replay", at, {"charge_id": charge_id}))
+                replays.clear()
             self._touch()
-            if self.crash_at in (step, len(entry.steps) - 1) or (
+            if self.crash_at in (step, index) or (
                 step == "gateway charge" and self._claim_fault("crash_after_charge", world)
             ):
                 raise InstanceCrash(step)
@@ -753,7 +773,7 @@ class Lab:
     def _send_receipt(self, world: _World, key: str | None, charge: Charge) -> None:
         with self._guard:
             world.mailbox.append(
-                Email(f"em_{next(self._emails):04d}", key, charge.order_id, charge.id)
+                Email(f"em_{next(self._emails):04d}", key, charge.order_id, charge.id, self.now())
             )
 
     def _relay_outbox(self) -> None:
@@ -773,6 +793,8 @@ class Lab:
                             key,
                             payload["order_id"],
                             payload["receipt"],
+                            self.now(),
+                            "outbox",
                         )
                     )
 
@@ -994,6 +1016,10 @@ class Lab:
             self._log.extend(entries[-self._max_log :])
             self.gateway.restore(charges)
             self._mailbox.extend(emails)
+            # The order the lab was on: the last request's, as a live lab follows it.
+            orders = [e.charge.order_id for e in self._log if e.charge is not None]
+            orders = orders or [c.order_id for c in charges]
+            self.current_order = orders[-1] if orders else self.current_order
             self.clock.offset_s = clock_offset_s
             self.read_only = True
             self.settings_version += 1
@@ -1174,6 +1200,11 @@ class Lab:
         with self._guard:
             return list(self._mailbox)
 
+    def outbox(self) -> list[tuple[str, str]]:
+        """The outbox messages committed with a record and not yet relayed, as
+        ``(key, message)`` pairs; empty between requests unless an instance died first."""
+        return [m for store in self._stores() for m in store.pending_outbox()]
+
     def records(self) -> list[tuple[str, Record]]:
         """Every live record as ``(store name, record)``: ``"shared"`` or an instance's name."""
         if self.settings.store_scope == "shared":
@@ -1254,16 +1285,27 @@ class Lab:
         return [self.store, *(i.store for i in self.instances if i.store is not self.store)]
 
     def _begin(self, action: str, settings: Settings, instance: Instance) -> RequestEntry:
-        entry = RequestEntry(
-            id=next(self._ids),
-            action=shown(action, 40),
-            started=time.perf_counter(),
-            at=self.now(),
-            instance=instance.name,
-            lock=settings.lock,
-            settings=settings,
-        )
         with self._guard:
+            if action in ("Double-submit A", "Double-submit B"):
+                # The two requests of a Double-submit race to the server: the first to
+                # arrive is A (and gets the lower id), so lanes always read #n A, #n+1 B.
+                # An A left alone (the client guard dropped its B) pairs with nothing later.
+                last = self._log[-1] if self._log else None
+                paired = (
+                    last is not None
+                    and last.action == "Double-submit A"
+                    and time.perf_counter() - last.started < PAIR_WINDOW_S
+                )
+                action = "Double-submit B" if paired else "Double-submit A"
+            entry = RequestEntry(
+                id=next(self._ids),
+                action=shown(action, 40),
+                started=time.perf_counter(),
+                at=self.now(),
+                instance=instance.name,
+                lock=settings.lock,
+                settings=settings,
+            )
             self._log.append(entry)
         self._touch()
         return entry

@@ -44,6 +44,7 @@
       if (field) {
         field.value = fresh; // show the attendee the key that went out
         field.dataset.derived = "false";
+        showNextKey();
       }
       return fresh;
     }
@@ -258,15 +259,38 @@
       field.dataset.derived = "false";
     }
   }
+  // Under the key field: which key the next Retry sends, said in words (after "Retry with
+  // a new key" the field holds that random key, not the order's stable key).
+  function showNextKey() {
+    var out = byId("key-next");
+    var strategy = byId("key-strategy");
+    var field = byId("idempotency-key");
+    var order = byId("order-id");
+    if (!out || !field) return;
+    var value = strategy ? strategy.value : "stable";
+    var stable = order ? order.dataset.keyTemplate.replace("{order}", order.value) : "";
+    var text;
+    if (value === "random") text = t("next_key_random");
+    else if (value === "none" || field.value === "") text = t("next_key_none");
+    else if (field.value === stable) text = t("next_key_stable").replace("{key}", field.value);
+    else text = t("next_key_other").replace("{key}", field.value).replace("{stable}", stable);
+    out.textContent = text;
+    out.classList.toggle("differs", value === "stable" && field.value !== "" && field.value !== stable);
+  }
   showStrategy();
+  showNextKey();
   document.body.addEventListener("change", function (evt) {
     if (evt.target.id === "key-strategy") {
       byId("idempotency-key").dataset.derived = "false"; // derive the key afresh
       showStrategy();
+      showNextKey();
     }
   });
   document.body.addEventListener("htmx:afterSwap", function (evt) {
-    if (evt.detail.target && evt.detail.target.id === "order-form") showStrategy();
+    if (evt.detail.target && evt.detail.target.id === "order-form") {
+      showStrategy();
+      showNextKey();
+    }
   });
 
   // Problem+json answers to htmx carry HX-Reswap: none and this event.
@@ -293,6 +317,7 @@
     } else if (target.id === "latency") {
       byId("latency-out").value = target.value + " ms";
     }
+    if (target.id === "order-id" || target.id === "idempotency-key") showNextKey();
   });
 
   // Keyboard: space or "." (what a presenter remote sends) is "next step": step the oldest

@@ -606,3 +606,27 @@ def test_store_full_over_http_is_a_503_problem_with_retry_after() -> None:
     state = http.get("/lab/full/api/state").get_json()
     assert len(state["records"]) == 3 and len(state["charges"]) == 3
     assert state["requests"][-1]["status"] == 503
+
+
+def test_a_replay_shows_the_order_the_lab_was_on(client: FlaskClient) -> None:
+    """Issue 10 §4: a replay's order-id field showed 42 when the lab was on 44."""
+    for order in ("43", "44"):
+        body = {**BODY, "order_id": order}
+        client.post("/lab/o44/api/charges", json=body, headers={"Idempotency-Key": f"k-{order}"})
+    lab = reimported(json.dumps(client.get("/lab/o44/history.json").get_json()).encode())
+    assert lab.current_order == "44"
+    assert lab.read_only
+
+
+def test_an_e_mail_keeps_when_and_how_it_was_sent_through_a_replay(client: FlaskClient) -> None:
+    client.patch("/lab/m1/api/settings", json={"email": "outbox"})
+    client.post("/lab/m1/api/charges", json=BODY, headers={"Idempotency-Key": "k-m"})
+    data = client.get("/lab/m1/history.json").get_json()
+    [mail] = data["emails"]
+    assert mail["via"] == "outbox" and mail["sent_at"] > 0
+    lab = reimported(json.dumps(data).encode())
+    assert [(m.via, m.sent_at) for m in lab.emails()] == [("outbox", mail["sent_at"])]
+    mail["sent_at"] = "yesterday"
+    answer = replay(client, data)
+    assert answer.status_code == 422
+    assert "emails[0].sent_at" in answer.get_json()["errors"]

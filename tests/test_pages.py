@@ -170,7 +170,10 @@ def test_sequence_diagram_shows_the_race_in_the_order_it_happened(client: FlaskC
     assert response.status_code == 200 and response.mimetype == "image/svg+xml"
     texts = [t.text for t in ET.fromstring(response.data).iter("{http://www.w3.org/2000/svg}text")]
     assert {"Client", "Instance i1", "Store", "Gateway"} <= set(texts)
-    order = [t for t in texts if t and t.startswith("#")]
+    svg = "{http://www.w3.org/2000/svg}"
+    # Each arrow is a group titled with its whole label (its text may wrap over lines).
+    groups = ET.fromstring(response.data).iter(f"{svg}g")
+    order = [g.findtext(f"{svg}title") or "" for g in groups]
     lookups = [i for i, t in enumerate(order) if "lookup: miss" in t]
     saves = [i for i, t in enumerate(order) if "save record" in t]
     assert len(lookups) == 2 and max(lookups) < min(saves)  # both missed before either saved
@@ -217,3 +220,115 @@ def test_a_rounded_duration_never_puts_the_charge_before_the_reservation() -> No
     times = _begin_times(steps)
     assert times == sorted(times)
     assert times[2] == 0.3
+
+
+def test_crash_recovery_tells_the_gateway_call_before_its_replayed_answer(
+    client: FlaskClient,
+) -> None:
+    """Issue 10 §4: "gateway returned ch_0001 again" came before "gateway call"."""
+    import xml.etree.ElementTree as ET
+
+    client.patch(
+        "/lab/p1/api/settings", json={"fault": "crash_after_charge", "recovery": "downstream_key"}
+    )
+    hx_pay(client, key="crash-1")
+    html = hx_pay(client, key="crash-1", action="Retry").get_data(as_text=True)
+    lane = html[html.index('data-request="2"') :]
+    assert lane.index("gateway call (no new money)") < lane.index("gateway returned ch_0001 again")
+    svg = client.get("/lab/p1/sequence.svg").data
+    texts = [t.text or "" for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")]
+    mine = [t for t in texts if t.startswith("#2 ")]
+    assert mine.index("#2 charge") < mine.index("#2 same charge again")
+
+
+def test_double_submit_lanes_read_a_then_b_in_arrival_order(client: FlaskClient) -> None:
+    """The first of a pair to arrive is A, whatever letter its element carried."""
+    for action in ("Double-submit B", "Double-submit A"):
+        headers = {**HX, "X-Lab-Action": action}
+        html = client.post("/lab/p1/api/charges", json=BODY, headers=headers).get_data(as_text=True)
+    assert "#1 Double-submit A" in html and "#2 Double-submit B" in html
+    assert "#1 Double-submit B" not in html
+
+
+def test_a_request_without_a_key_is_not_tagged_with_the_lock(client: FlaskClient) -> None:
+    client.post("/lab/p1/api/charges", json=BODY, headers=HX)
+    html = client.get("/lab/p1").get_data(as_text=True)
+    lane = html[
+        html.index('data-request="1"') : html.index("</article>", html.index('data-request="1"'))
+    ]
+    assert "lock on" not in lane and "lock off" not in lane and "no key" in lane
+
+
+def test_per_instance_stores_get_one_store_lifeline_each_and_say_the_lock_is_theirs(
+    client: FlaskClient,
+) -> None:
+    import xml.etree.ElementTree as ET
+
+    client.patch("/lab/p1/api/settings", json={"instances": 2, "store_scope": "per_instance"})
+    hx_pay(client, key="k-inst")
+    hx_pay(client, key="k-inst", action="Retry")
+    root = ET.fromstring(client.get("/lab/p1/sequence.svg").data)
+    texts = [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert {"Store i1", "Store i2"} <= set(texts) and "Store" not in texts
+    assert any("per-key lock cover only the requests of its own instance" in t for t in texts)
+    client.patch("/lab/p1/api/settings", json={"store_scope": "shared"})
+    hx_pay(client, key="k-inst")
+    root = ET.fromstring(client.get("/lab/p1/sequence.svg").data)
+    texts = [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert "Store" in texts and "Store i1" not in texts
+    assert any("per-key lock span every instance" in t for t in texts)
+
+
+def test_a_long_key_wraps_between_the_lifelines_with_its_whole_label_as_tooltip(
+    client: FlaskClient,
+) -> None:
+    import xml.etree.ElementTree as ET
+
+    from demo.web.sequence import CHAR_W
+
+    key = "tenant-with-a-long-name:actor-007:payment:order-000000042:v1"
+    hx_pay(client, key=key)
+    svg = "{http://www.w3.org/2000/svg}"
+    root = ET.fromstring(client.get("/lab/p1/sequence.svg").data)
+    for group in root.iter(f"{svg}g"):
+        line = group.find(f"{svg}line")
+        assert line is not None
+        gap = abs(float(line.get("x2", 0)) - float(line.get("x1", 0)))
+        for text in group.iter(f"{svg}text"):
+            assert len(text.text or "") * CHAR_W <= gap, text.text  # inside its two lifelines
+    titles = [g.findtext(f"{svg}title") or "" for g in root.iter(f"{svg}g")]
+    assert f"#1 POST /charges {key}" in titles
+    request = next(g for g in root.iter(f"{svg}g") if key in (g.findtext(f"{svg}title") or ""))
+    assert (
+        "".join(t.text or "" for t in request.iter(f"{svg}text"))
+        .replace(" ", "")
+        .endswith(key.replace(" ", ""))
+    )
+
+
+def test_the_store_panel_opens_a_records_stored_response(client: FlaskClient) -> None:
+    html = hx_pay(client, key="k-stored").get_data(as_text=True)
+    store = html[html.index('id="store"') :]
+    details = store[store.index("<details>") : store.index("</details>")]
+    assert "HTTP 201" in details and "Content-Type: application/json" in details
+    assert "&#34;id&#34;:&#34;ch_0001&#34;" in details or '"id":"ch_0001"' in details
+
+
+@pytest.mark.parametrize("mode", ["inline", "outbox"])
+def test_the_mailbox_panel_lists_each_receipt_with_its_key_and_sender(
+    client: FlaskClient, mode: str
+) -> None:
+    """Issue 10 §4: lesson 10 showed only a counter, not what was sent, for which key, when."""
+    client.patch("/lab/p1/api/settings", json={"email": mode})
+    hx_pay(client, key="k-mail")
+    html = hx_pay(client, key="k-mail", action="Retry").get_data(as_text=True)
+    panel = html[html.index('id="mailbox"') : html.index("</section>", html.index('id="mailbox"'))]
+    rows = panel.count("<tr>") - 1  # minus the header row
+    assert rows == 1  # one receipt: the retry replayed, and a replay sends nothing
+    assert "em_0001" in panel and "k-mail" in panel and "ch_0001" in panel and " ago" in panel
+    assert ("by the outbox relay" if mode == "outbox" else "by the handler") in panel
+    assert "Outbox: nothing waiting" in panel
+
+
+def test_no_mailbox_panel_while_e_mail_is_off_and_none_was_sent(client: FlaskClient) -> None:
+    assert 'id="mailbox"' not in hx_pay(client).get_data(as_text=True)

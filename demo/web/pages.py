@@ -382,6 +382,12 @@ def panels_context(lab: Lab, focus: RequestEntry | None = None) -> dict[str, Any
         "more_charges": max(len(charges) - TABLE_ROWS, 0),
         "summary": summary,
         "emails": len(emails),
+        # The mailbox itself (newest first) and the outbox waiting to be relayed (lesson 10).
+        "mailbox": [
+            {"email": m, "ago": _duration(now - m.sent_at) if m.sent_at else None}
+            for m in emails[::-1][:TABLE_ROWS]
+        ],
+        "outbox": lab.outbox(),
         # One receipt per paid order is what should happen; the mailbox is what did.
         "expected_emails": summary.intended if settings.email != "off" else None,
         "clock_offset": _duration(lab.clock_offset_s()) if lab.clock_offset_s() else None,

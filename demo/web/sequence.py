@@ -10,47 +10,108 @@ from typing import Any
 
 from ..gateway import LedgerSummary
 from ..lab import RequestEntry
-from ..text import N_, Text
+from ..text import N_, Text, translate
 
 LANE_W = 170
 TOP = 70
 ROW_H = 26
+LINE_H = 14  # one more line of a wrapped label
+CHAR_W = 7.2  # px of the widest common glyphs at 12 px DejaVu Sans: labels never overflow
+MAX_LINES = 4  # a 60-character key still shows whole; a longer one ends in "…"
 COLOURS = ("#0b57d0", "#b3141b", "#6b2d8f", "#1e7b34", "#a35200", "#55606b")
 
 
 @dataclass(frozen=True)
 class Arrow:
-    """One message: from one lifeline to another, at row ``row``, for request ``who``."""
+    """One message: from one lifeline to another at height ``y`` (px), for request ``who``.
 
-    row: int
+    ``lines`` is the label wrapped to fit between the two lifelines (the last line ends
+    with "…" when cut); ``full`` is the whole label, the SVG ``<title>`` tooltip."""
+
+    y: float
     x1: float
     x2: float
-    text: str | Text
+    lines: tuple[str, ...]
+    full: str
     colour: str
     who: str
     dashed: bool = False
+    bold: bool = False
+
+
+@dataclass(frozen=True)
+class Note:
+    """A boxed remark on one lifeline (the crash), at height ``y`` (px)."""
+
+    y: float
+    x: float
+    lines: tuple[str, ...]
+    full: str
+    colour: str
 
 
 @dataclass(frozen=True)
 class Diagram:
-    """Everything the SVG template draws."""
+    """Everything the SVG template draws; sizes in px."""
 
     width: int
     height: int
     lifelines: tuple[tuple[str | Text, float], ...]
     arrows: tuple[Arrow, ...]
-    notes: tuple[tuple[int, float, str | Text, str], ...]  # row, x, text, colour
+    notes: tuple[Note, ...]
+    caption: str | Text = ""
+
+
+def fit(text: str, width_px: float, max_lines: int = MAX_LINES) -> tuple[str, ...]:
+    """``text`` wrapped at spaces into lines of at most ``width_px`` (at :data:`CHAR_W` per
+    character), a word too long for one line cut across lines, at most ``max_lines``
+    lines, the last ending with "…" when the text goes on."""
+    limit = max(int(width_px // CHAR_W), 4)
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        while len(word) > limit:  # a long key has no spaces: cut it where the line ends
+            room = limit - len(line) - (1 if line else 0)
+            if room < 4:
+                lines.append(line)
+                line, room = "", limit
+            lines.append(f"{line} {word[:room]}".strip())
+            line, word = "", word[room:]
+        if line and len(line) + 1 + len(word) > limit:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    if line:
+        lines.append(line)
+    if len(lines) > max_lines:
+        lines = lines[:max_lines]
+        lines[-1] = lines[-1][: limit - 1].rstrip() + "…"
+    return tuple(lines) or ("",)
 
 
 def diagram(entries: Sequence[RequestEntry], summary: LedgerSummary, limit: int = 6) -> Diagram:
-    """The diagram of the last ``limit`` requests."""
+    """The diagram of the last ``limit`` requests.
+
+    With a store per instance (``store_scope="per_instance"``) each instance gets its own
+    Store lifeline next to it, and the caption says the records and lock do not span
+    instances; with a shared store, one Store lifeline serves them all. Labels are
+    translated here (in a request context) so they can be wrapped to fit their arrow."""
     shown = list(entries)[-limit:]
     instances = sorted({e.instance for e in shown}) or ["i1"]
-    names = ["Client", *(f"Instance {i}" for i in instances), "Store", "Gateway"]
+    settings = shown[-1].settings if shown else None  # None for an imported history
+    per_instance = settings is not None and settings.store_scope == "per_instance"
+    several = len(instances) > 1 or (settings is not None and settings.instances > 1)
+    if per_instance:
+        names = ["Client", *(n for i in instances for n in (f"Instance {i}", f"Store {i}"))]
+    else:
+        names = ["Client", *(f"Instance {i}" for i in instances), "Store"]
+    names.append("Gateway")
     x = {name: 40 + LANE_W / 2 + n * LANE_W for n, name in enumerate(names)}
     labels: dict[str, str | Text] = {
         "Client": N_("Client"),
         **{f"Instance {i}": Text("Instance %(name)s", name=i) for i in instances},
+        **{f"Store {i}": Text("Store %(name)s", name=i) for i in instances},
         "Store": N_("Store"),
         "Gateway": N_("Gateway"),
     }
@@ -65,47 +126,63 @@ def diagram(entries: Sequence[RequestEntry], summary: LedgerSummary, limit: int 
     events.sort(key=lambda e: (e[0], e[1]))
 
     arrows: list[Arrow] = []
-    notes: list[tuple[int, float, str | Text, str]] = []
-    row = 0
+    notes: list[Note] = []
+    y = float(TOP)
     for _, order, name, entry, detail in events:
         colour = COLOURS[order % len(COLOURS)]
         who = f"#{entry.id}"
         inst = x[f"Instance {entry.instance}"]
+        store = x[f"Store {entry.instance}"] if per_instance else x["Store"]
+        message: tuple[float, float, str | Text, bool] | None = None
         if name == "request":
-            key: str | Text = entry.key[:24] if entry.key else Text("no key")
+            key: str | Text = entry.key if entry.key else Text("no key")
             text = Text("%(who)s POST /charges %(key)s", who=who, key=key)
-            arrows.append(Arrow(row, x["Client"], inst, text, colour, who))
+            message = (x["Client"], inst, text, False)
         elif name == "lookup":
-            arrows.append(Arrow(row, inst, x["Store"], _lookup(who, detail), colour, who))
+            message = (inst, store, _lookup(who, detail), False)
         elif name == "lock acquire":
-            arrows.append(
-                Arrow(row, inst, x["Store"], Text("%(who)s lock (key)", who=who), colour, who)
-            )
+            message = (inst, store, Text("%(who)s lock (key)", who=who), False)
         elif name == "reserve":
-            text = Text("%(who)s reserve: in progress", who=who)
-            arrows.append(Arrow(row, inst, x["Store"], text, colour, who))
+            message = (inst, store, Text("%(who)s reserve: in progress", who=who), False)
         elif name == "gateway charge":
-            arrows.append(
-                Arrow(row, inst, x["Gateway"], Text("%(who)s charge", who=who), colour, who)
-            )
+            message = (inst, x["Gateway"], Text("%(who)s charge", who=who), False)
         elif name == "gateway replay":
-            text = Text("%(who)s same charge again", who=who)
-            arrows.append(Arrow(row, x["Gateway"], inst, text, colour, who, True))
+            message = (x["Gateway"], inst, Text("%(who)s same charge again", who=who), True)
         elif name == "record save":
-            text = Text("%(who)s save record", who=who)
-            arrows.append(Arrow(row, inst, x["Store"], text, colour, who))
+            message = (inst, store, Text("%(who)s save record", who=who), False)
         elif name == "crash":
-            notes.append((row, inst, Text("%(who)s ✕ instance crashed", who=who), colour))
+            full = translate(Text("%(who)s ✕ instance crashed", who=who))
+            lines = fit(full, 150, 2)
+            y += (len(lines) - 1) * LINE_H
+            notes.append(Note(y, inst, lines, full, colour))
+            y += ROW_H
+            continue
         elif name == "answer":
             text = Text("%(who)s %(outcome)s", who=who, outcome=_outcome(entry, summary))
-            arrows.append(Arrow(row, inst, x["Client"], text, colour, who, True))
-        else:
+            message = (inst, x["Client"], text, True)
+        if message is None:
             continue
-        row += 1
-    height = TOP + max(row, 1) * ROW_H + 40
+        x1, x2, label, dashed = message
+        full = translate(label)
+        lines = fit(full, abs(x2 - x1) - 14)
+        y += (len(lines) - 1) * LINE_H  # the label's extra lines sit above its arrow
+        bold = name == "answer" and _doubled(entry, summary)
+        arrows.append(Arrow(y, x1, x2, lines, full, colour, who, dashed, bold))
+        y += ROW_H
+    caption: str | Text = ""
+    if several:
+        caption = (
+            N_(
+                "One store per instance: each store's records and per-key lock cover only "
+                "the requests of its own instance."
+            )
+            if per_instance
+            else N_("One shared store: its records and its per-key lock span every instance.")
+        )
+    height = int(max(y, TOP + ROW_H) + (40 if caption else 20))
     width = int(40 * 2 + LANE_W * len(names))
     lifelines = tuple((labels[name], at) for name, at in x.items())
-    return Diagram(width, height, lifelines, tuple(arrows), tuple(notes))
+    return Diagram(width, height, lifelines, tuple(arrows), tuple(notes), caption)
 
 
 def _lookup(who: str, detail: Mapping[str, Any]) -> Text:
@@ -118,10 +195,14 @@ def _lookup(who: str, detail: Mapping[str, Any]) -> Text:
     return Text(found, who=who)
 
 
+def _doubled(entry: RequestEntry, summary: LedgerSummary) -> bool:
+    return entry.charge is not None and entry.charge.order_id in summary.doubled
+
+
 def _outcome(entry: RequestEntry, summary: LedgerSummary) -> Text:
     if not entry.delivered:
         return Text("✕ no response")
-    doubled = entry.charge is not None and entry.charge.order_id in summary.doubled
+    doubled = _doubled(entry, summary)
     status = entry.status
     words = {
         "charged": Text("201 CHARGED — DOUBLE CHARGE") if doubled else Text("201 CHARGED"),

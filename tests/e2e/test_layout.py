@@ -1,0 +1,94 @@
+"""The layout at 1280×800 (issue 10 §5): with a lesson card open, the result of a click
+(the outcome, the ledger's tally, the timeline's top) shows without scrolling; the lesson's
+buttons sit in even rows; and the next key and the views of §4 are on screen."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+pytestmark = pytest.mark.e2e
+
+VIEWPORT = {"width": 1280, "height": 800}
+
+# lesson, the clicks its steps ask for, what the outcome then says
+LESSONS = [
+    ("double-click", ["Double-submit"], "DOUBLE CHARGE"),
+    ("key-reuse", ["Pay", "Change amount & resend"], ""),
+    ("crash-window", ["Pay", "Retry"], "DOUBLE CHARGE"),
+    ("email-once", ["Pay", "Retry"], ""),
+]
+
+
+def _in_view(page: Page, selector: str) -> dict[str, float]:
+    box = page.locator(selector).first.bounding_box()
+    assert box is not None, selector
+    assert box["y"] >= 0 and box["x"] >= 0, (selector, box)
+    assert box["y"] + box["height"] <= VIEWPORT["height"], (selector, box)
+    assert box["x"] + box["width"] <= VIEWPORT["width"], (selector, box)
+    return box
+
+
+@pytest.mark.parametrize(("lesson", "clicks", "outcome"), LESSONS)
+def test_the_result_of_a_click_shows_without_scrolling_beside_the_lesson_card(
+    browser: Browser, live_server: Any, open_link: Any, lesson: str, clicks: list[str], outcome: str
+) -> None:
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    try:
+        url = f"{live_server.url}/lab/e2e-fold-{secrets.token_hex(4)}"
+        open_link(page, f"{url}?lesson={lesson}")
+        expect(page.locator("#lesson")).to_be_visible()
+        for n, name in enumerate(clicks, 1):
+            page.get_by_role("button", name=name, exact=True).click()
+            expect(page.locator(".lane")).to_have_count(
+                n + (1 if name == "Double-submit" else 0), timeout=10_000
+            )
+        expect(page.locator(".lane.outcome-in_flight")).to_have_count(0)
+        if outcome:
+            expect(page.locator("#explain .headline")).to_contain_text(outcome)
+        assert page.evaluate("window.scrollY") == 0
+        _in_view(page, "#explain .headline")
+        _in_view(page, "#ledger .tally")
+        _in_view(page, "#timeline h2")
+        _in_view(page, "#timeline .lane header")  # the newest request's lane
+        _in_view(page, "#lesson [data-next-step]")  # the lesson's next move, too
+        # The lesson card's buttons: even rows (every button of a row equally wide).
+        widths: dict[float, set[float]] = {}
+        for box in page.locator("#lesson .lesson-actions button").all():
+            b = box.bounding_box()
+            assert b is not None
+            widths.setdefault(round(b["y"]), set()).add(round(b["width"]))
+        assert len(widths) <= 3 and all(len(w) == 1 for w in widths.values()), widths
+    finally:
+        context.close()
+
+
+def test_after_retry_with_a_new_key_the_page_says_which_key_retry_sends(
+    page: Page, live_server: Any
+) -> None:
+    page.goto(f"{live_server.url}/lab/e2e-key-{secrets.token_hex(4)}")
+    stable = page.locator("#idempotency-key").input_value()
+    expect(page.locator("#key-next")).to_have_text(f"Retry sends this order's stable key: {stable}")
+    page.get_by_role("button", name="Retry with a new key", exact=True).click()
+    expect(page.locator(".lane")).to_have_count(1)
+    fresh = page.locator("#idempotency-key").input_value()
+    assert fresh != stable
+    expect(page.locator("#key-next")).to_contain_text(f"Retry sends the key in the field: {fresh}")
+    expect(page.locator("#key-next")).to_contain_text(f"not this order's stable key ({stable})")
+    page.get_by_role("button", name="Retry", exact=True).click()
+    expect(page.locator(".lane")).to_have_count(2)
+    # What the page said is what went out: the retry replayed the new key's charge.
+    expect(page.locator(".lane").first.locator(".key")).to_have_text(fresh)
+    expect(page.locator("#explain .headline")).to_contain_text("REPLAYED")
+
+
+def test_quiet_buttons_read_as_enabled(page: Page, live_server: Any, open_link: Any) -> None:
+    open_link(page, f"{live_server.url}/lab/e2e-quiet-{secrets.token_hex(4)}?lesson=double-click")
+    quiet = page.get_by_role("button", name="Leave the lesson", exact=True)
+    normal = page.get_by_role("button", name="Run the steps", exact=True)
+    style = "el => [getComputedStyle(el).color, getComputedStyle(el).opacity]"
+    assert quiet.evaluate(style) == normal.evaluate(style)
