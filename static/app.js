@@ -196,12 +196,38 @@
     lanesShown = step !== null;
   });
 
-  // The code view scrolls to the line where the oldest paused request stands.
-  document.body.addEventListener("htmx:afterSettle", function () {
-    var here = document.querySelector("pre.code .here");
-    var code = here && here.closest("pre.code");
-    if (code) code.scrollTop = Math.max(0, here.offsetTop - code.offsetTop - code.clientHeight / 3);
+  // The code view follows the current line: the line of the lane just stepped (else the
+  // first marked line). A redraw keeps the code box where it was, and scrolls only
+  // when that line is out of view, so the marker never vanishes below the box's edge.
+  var followLane = null;
+  var codeScroll = 0;
+  document.body.addEventListener("htmx:beforeRequest", function (evt) {
+    var elt = evt.detail.elt;
+    if (elt && elt.dataset && elt.dataset.stepLabel) followLane = elt.dataset.stepLabel;
   });
+  document.body.addEventListener("htmx:beforeSwap", function () {
+    var code = document.querySelector("pre.code");
+    if (code) codeScroll = code.scrollTop;
+  });
+  function followCode() {
+    var code = document.querySelector("pre.code");
+    if (!code) return;
+    var chip = followLane && code.querySelector(".here .chip-" + followLane);
+    var line = chip ? chip.closest(".line") : code.querySelector(".here");
+    if (code.dataset.followed !== "true") {
+      code.scrollTop = codeScroll; // the new box opens where the old one was
+      code.dataset.followed = "true";
+    }
+    if (!line) return;
+    var top = line.getBoundingClientRect().top - code.getBoundingClientRect().top;
+    if (top < 0 || top + line.offsetHeight > code.clientHeight) {
+      code.scrollTop = Math.max(0, code.scrollTop + top - code.clientHeight / 3);
+    }
+    codeScroll = code.scrollTop;
+  }
+  document.body.addEventListener("htmx:afterSwap", followCode);
+  document.body.addEventListener("htmx:afterSettle", followCode);
+  followCode();
 
   // Download the sequence diagram as PNG, for slides: the same SVG, drawn on a canvas.
   document.body.addEventListener("click", function (evt) {
@@ -295,8 +321,8 @@
     }
   });
 
-  // Keyboard: space or "." (what a presenter remote sends) is "next step": step the oldest
-  // paused request, else do the lesson's next step. p/r/d press Pay, Retry and
+  // Keyboard: space or "." (what a presenter remote sends) is "next step": step the paused
+  // requests in turn, else do the lesson's next step. p/r/d press Pay, Retry and
   // Double-submit, a/b/c step a lane, Shift+X resets (destructive: never one plain key),
   // m toggles presenter mode, ? shows the shortcuts.
   // A focused control always gets its own keys: no single-key shortcut fires while a
@@ -518,11 +544,18 @@
   function nextStep() {
     var layout = document.querySelector("main[data-script]");
     var script = layout && layout.dataset.script ? layout.dataset.script.split("|") : [];
-    // Step mode: the next step is the oldest paused request's (blocked ones wait).
-    var lane = document.querySelector("[data-step-label]:not([disabled])");
-    if (lane) {
-      lane.click();
-      return;
+    // Step mode: the paused requests take turns (A, B, A, …; a blocked one is skipped),
+    // the lane after the one stepped last: so "next step" alone plays the interleaving
+    // the lesson teaches (both pass lookup; with the lock, B blocks on A's lock).
+    var lanes = Array.prototype.slice.call(document.querySelectorAll("[data-step-label]"));
+    var last = -1;
+    lanes.forEach(function (el, i) { if (el.dataset.stepLabel === followLane) last = i; });
+    for (var i = 1; i <= lanes.length; i++) {
+      var lane = lanes[(last + i) % lanes.length];
+      if (!lane.disabled) {
+        lane.click();
+        return;
+      }
     }
     if (document.querySelector("[data-step-label]")) return;
     if (inFlight > 0) {
