@@ -92,7 +92,10 @@ def test_step_mode_with_paused_lanes(page: Page, live_server: Any, errors: Any) 
     expect(page.locator("#step")).to_be_visible()
     page.get_by_role("button", name="Double-submit").click()
     expect(page.locator("[data-step-label=B]")).to_be_enabled()
-    page.keyboard.press("a")  # A holds the lock: B's buttons are disabled once it blocks
+    expect(page.locator("[data-step-label=A]")).to_be_enabled()
+    # A key pressed mid-swap reaches no button: wait for htmx to settle first.
+    page.wait_for_function("() => !document.querySelector('.htmx-swapping, .htmx-settling')")
+    page.keyboard.press("a")
     expect(page.locator(".lane-A")).to_contain_text("stopped after lock wait")
     no_violations(page)
     page.get_by_role("button", name="Release all").click()
