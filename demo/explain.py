@@ -303,9 +303,20 @@ def _replayed(
         first = _overlapping_charger(focus, entries)
         who: str | Text = f"#{first.id}" if first else Text("the first request")
         ms = f"{waited:.0f}"
+        stepped = focus.settings is not None and focus.settings.step_mode
         sentences.insert(
             0,
+            # In step mode the wait is the attendee's doing: the holder stood paused.
             Text(
+                "This request waited %(ms)s ms for the per-key lock, which %(who)s held: in "
+                "step mode %(who)s stood paused until you stepped it on. Once %(who)s had "
+                "saved its record and let the lock go, this request looked the key up again "
+                "and found the finished record.",
+                who=who,
+                ms=ms,
+            )
+            if stepped
+            else Text(
                 "This request arrived while %(who)s was still charging. It waited %(ms)s ms "
                 "for the per-key lock, looked the key up again, and found the finished record.",
                 who=who,

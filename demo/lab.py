@@ -63,10 +63,12 @@ PAIR_WINDOW_S = 1.0
 """Two Double-submit requests arriving this close (s) are one pair: the first is A."""
 
 STEP_POINTS = frozenset(
-    {"lookup", "fingerprint check", "lock wait", "lock acquire", "reserve", "gateway charge",
-     "record save", "respond"}
+    {"no key", "lookup", "fingerprint check", "lock wait", "lock acquire", "reclaim", "reserve",
+     "gateway replay", "gateway charge", "release", "record save", "response lost", "respond"}
 )  # fmt: skip
-"""The step boundaries where step mode pauses (the handler's others run straight through)."""
+"""The step boundaries where step mode pauses: every ``trace`` point of a charge request
+but ``validate`` (the request stops first after its lookup, or, with no key, after ``no
+key``: always before any money moves), so one Step never runs past a point unseen."""
 
 
 @dataclass(frozen=True)

@@ -152,6 +152,52 @@ def _concurrent_once(ev: Evidence, *, stepped: bool = False) -> bool:
     return False
 
 
+def _at(entry: RequestEntry, step: str) -> float | None:
+    """When ``entry`` passed ``step`` (its last such step), in ``time.perf_counter`` seconds."""
+    found = [s for s in entry.steps if s.name == step]
+    return entry.started + found[-1].at_ms / 1000 if found else None
+
+
+def _waited_on_held_lock(holder: RequestEntry, waiter: RequestEntry) -> bool:
+    """``waiter`` blocked on the per-key lock while ``holder`` held it: it began to wait
+    after ``holder`` took the lock and before ``holder`` let it go, and took the lock
+    only once ``holder`` had saved its record.
+
+    Times come from the request log (``lock acquire`` carries ``waited_ms``, counted from
+    the moment the waiter tried the lock). The holder lets the lock go between its
+    ``record save`` and its answer (``respond``, or ``response lost``), so that answer
+    bounds the hold.
+    """
+    taken = _at(holder, "lock acquire")
+    saved = _at(holder, "record save")
+    let_go = _at(holder, "respond") or _at(holder, "response lost") or holder.finished
+    acquired = _at(waiter, "lock acquire")
+    step = waiter.step("lock acquire")
+    if taken is None or saved is None or let_go is None or acquired is None or step is None:
+        return False
+    began = acquired - float(step.detail.get("waited_ms", 0)) / 1000
+    return taken <= began < let_go and acquired >= saved
+
+
+def _interleaved_once(ev: Evidence) -> bool:
+    """Step mode, lock on: the second request waited on the first one's lock while the
+    first held it, then replayed; the key charged once."""
+    for a, b in _pairs(ev.requests):
+        if a.key is None or a.key != b.key or not (a.lock and b.lock):
+            continue
+        if not (_stepped(a) and _stepped(b) and _overlap(a, b)):
+            continue
+        for holder, waiter in ((a, b), (b, a)):
+            if (
+                holder.outcome == "charged"
+                and waiter.outcome == "replayed"
+                and _waited_on_held_lock(holder, waiter)
+                and ev.charges_for_key(a.key) == 1
+            ):
+                return True
+    return False
+
+
 def _stepped(entry: RequestEntry) -> bool:
     return entry.settings is not None and entry.settings.step_mode
 
@@ -310,8 +356,11 @@ PATH: tuple[Lesson, ...] = (
         ),
         Check(
             "stepped-once",
-            N_("In step mode, with the lock on, the second request waited and replayed"),
-            lambda ev: _concurrent_once(ev, stepped=True),
+            N_(
+                "In step mode, with the lock on, B waited for A's lock while A held it, "
+                "then replayed"
+            ),
+            lambda ev: _interleaved_once(ev),
         ),
     ),
     _lesson(

@@ -142,7 +142,11 @@ SCENARIOS: dict[str, Scenario] = {
             N_("Step two duplicates by hand: you are the scheduler."),
             (
                 N_("Press Double-submit: both requests stop at their first step."),
-                N_("Step A past lookup, then B past lookup, then run both to the end."),
+                N_(
+                    "Both lanes stop after lookup: neither found the key. Step A once: it "
+                    "charges at the gateway (the money moves) and stops after gateway charge. "
+                    "Step B once: it charges too. Then run both to the end."
+                ),
             ),
             N_(
                 "Both requests passed lookup before either saved a record: whoever schedules "
@@ -157,8 +161,9 @@ SCENARIOS: dict[str, Scenario] = {
             fix_steps=(
                 N_("Press Double-submit: both requests stop at their first step."),
                 N_(
-                    "Step A and B in any order: B is blocked at the lock until A is done, "
-                    "then replays."
+                    "Step A twice, until it holds the lock (stopped after lock acquire). Then "
+                    "step B twice: B is blocked, waiting for A's lock. Step A to its end: B "
+                    "takes the lock, looks again and replays."
                 ),
             ),
         ),

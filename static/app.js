@@ -197,12 +197,38 @@
     lanesShown = step !== null;
   });
 
-  // The code view scrolls to the line where the oldest paused request stands.
-  document.body.addEventListener("htmx:afterSettle", function () {
-    var here = document.querySelector("pre.code .here");
-    var code = here && here.closest("pre.code");
-    if (code) code.scrollTop = Math.max(0, here.offsetTop - code.offsetTop - code.clientHeight / 3);
+  // The code view follows the current line: the line of the lane just stepped (else the
+  // first marked line). A redraw keeps the code box where it was, and scrolls only
+  // when that line is out of view, so the marker never vanishes below the box's edge.
+  var followLane = null;
+  var codeScroll = 0;
+  document.body.addEventListener("htmx:beforeRequest", function (evt) {
+    var elt = evt.detail.elt;
+    if (elt && elt.dataset && elt.dataset.stepLabel) followLane = elt.dataset.stepLabel;
   });
+  document.body.addEventListener("htmx:beforeSwap", function () {
+    var code = document.querySelector("pre.code");
+    if (code) codeScroll = code.scrollTop;
+  });
+  function followCode() {
+    var code = document.querySelector("pre.code");
+    if (!code) return;
+    var chip = followLane && code.querySelector(".here .chip-" + followLane);
+    var line = chip ? chip.closest(".line") : code.querySelector(".here");
+    if (code.dataset.followed !== "true") {
+      code.scrollTop = codeScroll; // the new box opens where the old one was
+      code.dataset.followed = "true";
+    }
+    if (!line) return;
+    var top = line.getBoundingClientRect().top - code.getBoundingClientRect().top;
+    if (top < 0 || top + line.offsetHeight > code.clientHeight) {
+      code.scrollTop = Math.max(0, code.scrollTop + top - code.clientHeight / 3);
+    }
+    codeScroll = code.scrollTop;
+  }
+  document.body.addEventListener("htmx:afterSwap", followCode);
+  document.body.addEventListener("htmx:afterSettle", followCode);
+  followCode();
 
   // Download the sequence diagram as PNG, for slides: the same SVG, drawn on a canvas.
   document.body.addEventListener("click", function (evt) {
@@ -320,49 +346,120 @@
     if (target.id === "order-id" || target.id === "idempotency-key") showNextKey();
   });
 
-  // Keyboard: space or "." (what a presenter remote sends) is "next step": step the oldest
-  // paused request, else do the lesson's next step. p/r/d press Pay, Retry and
-  // Double-submit, a/b/c step a lane, x resets, m toggles presenter mode, ? shows the
-  // shortcuts. Never while typing in a field.
+  // Keyboard: space or "." (what a presenter remote sends) is "next step": step the paused
+  // requests in turn, else do the lesson's next step. p/r/d press Pay, Retry and
+  // Double-submit, a/b/c step a lane, Shift+X resets (destructive: never one plain key),
+  // m toggles presenter mode, ? shows the shortcuts.
+  // A focused control always gets its own keys: no single-key shortcut fires while a
+  // button, switch, field, link or the scrollable code view has the focus. A mouse click
+  // leaves no focus on a button or switch (see below), so after a click space is "next
+  // step" again; keyboard focus stays where it is. A switch in the shortcuts list turns
+  // the single-key shortcuts off (WCAG 2.1.4), remembered in this browser.
   var KEYS = {
     p: "button[data-action='Pay']",
     r: "button[data-action='Retry']",
     d: "#double-submit",
-    x: "button[data-action='Reset']",
+    X: "button[data-action='Reset']",
     m: ".present-switch"
   };
+  var SHORTCUTS_STORE = "idempotency-lab.single-key-shortcuts";
+  function shortcutsOn() {
+    try {
+      return window.localStorage.getItem(SHORTCUTS_STORE) !== "off";
+    } catch (e) {
+      return true; // storage blocked: the default
+    }
+  }
+  function showShortcutsSwitch() {
+    var toggle = byId("single-key-shortcuts");
+    if (toggle) toggle.checked = shortcutsOn();
+  }
+  showShortcutsSwitch();
+  document.addEventListener("change", function (evt) {
+    if (evt.target.id !== "single-key-shortcuts") return;
+    try {
+      window.localStorage.setItem(SHORTCUTS_STORE, evt.target.checked ? "on" : "off");
+    } catch (e) {
+      /* storage blocked: the switch holds for this page only */
+    }
+  });
+
+  var CONTROLS = "input, select, textarea, button, a[href], summary, [contenteditable], " +
+    "[role=button], [role=switch], [role=checkbox], [role=link], [tabindex]:not([tabindex='-1'])";
+  function isControl(target) {
+    return !!(target && target.closest && target !== document.body && target.closest(CONTROLS));
+  }
+
+  var returnFocus = null; // where the focus was before the shortcuts list opened
+  function overlayOpen() {
+    return byId("shortcuts") !== null && !byId("shortcuts").hidden;
+  }
   function toggleShortcuts(show) {
     var overlay = byId("shortcuts");
-    if (overlay) overlay.hidden = show === undefined ? !overlay.hidden : !show;
+    if (!overlay) return;
+    var open = show === undefined ? overlay.hidden : show;
+    if (open === !overlay.hidden) return;
+    if (open) {
+      returnFocus = document.activeElement;
+      showShortcutsSwitch();
+      overlay.hidden = false;
+      var card = overlay.querySelector(".card");
+      if (card) card.focus(); // a modal dialog takes the focus (WAI-ARIA APG, dialog)
+    } else {
+      overlay.hidden = true;
+      // Back where it was: the control that opened the list, or nothing (opened with ?
+      // or the mouse), so that space is "next step" again.
+      var back = returnFocus;
+      returnFocus = null;
+      if (back && back !== document.body && back.isConnected && back.focus) back.focus();
+      else if (document.activeElement && document.activeElement.blur) document.activeElement.blur();
+    }
   }
+  // Tab and Shift+Tab stay inside the open list.
+  function trapTab(evt) {
+    var overlay = byId("shortcuts");
+    var focusable = Array.prototype.filter.call(
+      overlay.querySelectorAll("button, input, a[href]"),
+      function (el) { return !el.disabled && el.offsetParent !== null; }
+    );
+    if (!focusable.length) {
+      evt.preventDefault();
+      return;
+    }
+    var first = focusable[0];
+    var last = focusable[focusable.length - 1];
+    var inside = overlay.contains(document.activeElement);
+    if (evt.shiftKey && (document.activeElement === first || !inside)) {
+      evt.preventDefault();
+      last.focus();
+    } else if (!evt.shiftKey && (document.activeElement === last || !inside)) {
+      evt.preventDefault();
+      first.focus();
+    }
+  }
+
   document.addEventListener("keydown", function (evt) {
     var target = evt.target;
     if (evt.ctrlKey || evt.metaKey || evt.altKey) return;
-    var open = byId("shortcuts") && !byId("shortcuts").hidden;
-    if (open && (evt.key === "Escape" || evt.key === "?")) {
-      // The list is open: Esc or ? closes it, whatever has the focus.
-      toggleShortcuts(false);
-      evt.preventDefault();
+    if (overlayOpen()) {
+      if (evt.key === "Escape" || (evt.key === "?" && shortcutsOn())) {
+        toggleShortcuts(false); // Esc closes it, whatever has the focus inside
+        evt.preventDefault();
+      } else if (evt.key === "Tab") {
+        trapTab(evt);
+      } else if (isControl(target) && (evt.key === " " || evt.key === "Enter")) {
+        return; // the list's own button and switch
+      } else if (evt.key === " " || /^[a-zA-Z.]$/.test(evt.key)) {
+        // The list is open: a key closes it rather than acting behind it.
+        toggleShortcuts(false);
+        evt.preventDefault();
+      }
       return;
     }
-    var stepping = document.querySelector("[data-step-label]") !== null;
-    var clickable = target && (target.tagName === "BUTTON" || target.type === "checkbox");
-    if (target && (target.isContentEditable || /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(target.tagName))) {
-      // Keys typed into a field are text. On a button or a switch, our keys still work,
-      // and space steps instead of pressing it while requests are paused.
-      var ours = evt.key === "?" || /^[abcprdxm.]$/.test(evt.key) || (evt.key === " " && stepping);
-      if (!(clickable && ours)) return;
-    }
-    var overlay = byId("shortcuts");
+    if (isControl(target) || !shortcutsOn()) return;
     var button = null;
     if (evt.key === "?") {
-      toggleShortcuts();
-      evt.preventDefault();
-      return;
-    }
-    if (overlay && !overlay.hidden) {
-      // The list is open: a key closes it rather than acting behind it.
-      if (evt.key === "Escape" || evt.key === " " || /^[a-z.]$/.test(evt.key)) toggleShortcuts(false);
+      toggleShortcuts(true);
       evt.preventDefault();
       return;
     }
@@ -374,7 +471,10 @@
       evt.preventDefault();
       nextStep();
       return;
-    } else if (KEYS[evt.key]) {
+    } else if (evt.key === "x") {
+      showNotice(t("reset_needs_shift")); // one slip of a finger must not wipe the lab
+      return;
+    } else if (KEYS[evt.key] && (evt.key !== "X" || evt.shiftKey)) {
       button = document.querySelector(KEYS[evt.key]);
     }
     if (button) {
@@ -383,14 +483,75 @@
     }
   });
 
+  // A mouse click leaves no focus on the button or switch it pressed: the next space is
+  // "next step", not that button again. A key press (Enter, space) keeps the focus there.
+  document.addEventListener("click", function (evt) {
+    if (!evt.detail) return; // 0: a key press or a script's click, not the mouse
+    var active = document.activeElement;
+    if (!active || !active.matches) return;
+    if (active.matches("button, input[type=checkbox], input[type=radio], [role=switch]") &&
+        !(byId("shortcuts") && byId("shortcuts").contains(active))) {
+      active.blur();
+    }
+  });
+
+  // A swap that replaces the focused control puts the focus back on its replacement (the
+  // same id, lane, action or name), or, when the control is gone (a lane that ran to its
+  // end), on the nearest control that stands in for it: the next lane's Step button, else
+  // the section it was in. Never on <body>.
+  var focusWas = null;
+  function describe(el) {
+    if (!el || el === document.body || !el.closest) return null;
+    var quote = function (v) { return "'" + String(v).replace(/\\/g, "\\\\").replace(/'/g, "\\'") + "'"; };
+    var selector = null;
+    if (el.id) selector = "#" + (window.CSS && CSS.escape ? CSS.escape(el.id) : el.id);
+    else if (el.dataset.stepLabel) selector = "[data-step-label=" + quote(el.dataset.stepLabel) + "]";
+    else if (el.dataset.action) selector = el.tagName.toLowerCase() + "[data-action=" + quote(el.dataset.action) + "]";
+    else if (el.dataset.body) selector = el.tagName.toLowerCase() + "[data-body=" + quote(el.dataset.body) + "]";
+    else if (el.name) selector = el.tagName.toLowerCase() + "[name=" + quote(el.name) + "]";
+    var section = el.closest("section[id], form[id]");
+    return {el: el, selector: selector, section: section ? "#" + section.id : null};
+  }
+  document.body.addEventListener("htmx:beforeSwap", function () {
+    var active = document.activeElement;
+    if (!focusWas || focusWas.el.isConnected) focusWas = describe(active);
+  });
+  document.body.addEventListener("htmx:afterSettle", function () {
+    var was = focusWas;
+    if (!was || (was.el.isConnected && document.activeElement !== document.body)) {
+      focusWas = null;
+      return;
+    }
+    if (document.activeElement && document.activeElement !== document.body && document.activeElement !== was.el) {
+      focusWas = null; // the focus has moved on by itself
+      return;
+    }
+    focusWas = null;
+    var candidates = [];
+    if (was.selector) candidates.push(document.querySelector(was.selector));
+    if (was.section === "#step") {
+      candidates.push(document.querySelector("[data-step-label]:not([disabled])"));
+    }
+    var section = was.section && document.querySelector(was.section);
+    candidates.push(section);
+    for (var i = 0; i < candidates.length; i++) {
+      var next = candidates[i];
+      if (!next || next.disabled || next.offsetParent === null) continue;
+      if (next === section && !next.hasAttribute("tabindex")) next.setAttribute("tabindex", "-1");
+      next.focus();
+      if (document.activeElement === next) return;
+    }
+  });
+
   document.addEventListener("click", function (evt) {
     if (evt.target.id === "shortcuts") {
       toggleShortcuts(false); // a click on the backdrop, outside the list
       return;
     }
-    var target = evt.target.closest ? evt.target.closest("[data-next-step], [data-shortcuts]") : null;
+    var target = evt.target.closest ? evt.target.closest("[data-next-step], [data-shortcuts], [data-close-shortcuts]") : null;
     if (!target) return;
-    if (target.hasAttribute("data-shortcuts")) toggleShortcuts();
+    if (target.hasAttribute("data-close-shortcuts")) toggleShortcuts(false);
+    else if (target.hasAttribute("data-shortcuts")) toggleShortcuts();
     else nextStep();
   });
 
@@ -408,11 +569,18 @@
   function nextStep() {
     var layout = document.querySelector("main[data-script]");
     var script = layout && layout.dataset.script ? layout.dataset.script.split("|") : [];
-    // Step mode: the next step is the oldest paused request's (blocked ones wait).
-    var lane = document.querySelector("[data-step-label]:not([disabled])");
-    if (lane) {
-      lane.click();
-      return;
+    // Step mode: the paused requests take turns (A, B, A, …; a blocked one is skipped),
+    // the lane after the one stepped last: so "next step" alone plays the interleaving
+    // the lesson teaches (both pass lookup; with the lock, B blocks on A's lock).
+    var lanes = Array.prototype.slice.call(document.querySelectorAll("[data-step-label]"));
+    var last = -1;
+    lanes.forEach(function (el, i) { if (el.dataset.stepLabel === followLane) last = i; });
+    for (var i = 1; i <= lanes.length; i++) {
+      var lane = lanes[(last + i) % lanes.length];
+      if (!lane.disabled) {
+        lane.click();
+        return;
+      }
     }
     if (document.querySelector("[data-step-label]")) return;
     if (inFlight > 0) {

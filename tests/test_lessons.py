@@ -307,3 +307,35 @@ def test_lost_response_retry_with_the_same_key_after_the_new_key_counts() -> Non
     fail_lost_response(lab)
     assert pay(lab) == "replayed"
     assert lab.achieved() == {"lost-response"}
+
+
+def _step_to_end(lab: Lab, label: str) -> None:
+    for _ in range(30):
+        if not step(lab, label):
+            return
+    raise AssertionError(f"{label} never finished: {lab.paused()}")
+
+
+def test_slow_motion_is_not_achieved_by_stepping_a_to_the_end_first() -> None:
+    # The lesson teaches B blocked on A's lock while A holds it: running A to its end
+    # before B even tries the lock shows no blocking, so it is not the lesson's second check.
+    lab = new_lab()
+    lab.open_lesson("slow-motion")
+    fail_slow_motion(lab)
+    fix(lab)
+    with requests(lab, 2):
+        _step_to_end(lab, "A")
+        _step_to_end(lab, "B")
+    assert sorted(e.outcome for e in lab.requests()[-2:]) == ["charged", "replayed"]
+    assert len(lab.gateway.ledger()) == 1
+    assert "slow-motion" not in lab.achieved()
+    # The interleaving: A takes the lock, B tries it and blocks, then A runs on.
+    lab.reset()  # an empty store again: the same key misses once more
+    with requests(lab, 2):
+        for label in ("A", "A", "B", "B"):  # A: lock wait, lock acquire; B: lock wait, blocks
+            assert step(lab, label), label
+        blocked = [p for p in lab.paused() if p["label"] == "B"]
+        assert blocked and blocked[0]["blocked_by"] == "A"
+        _step_to_end(lab, "A")
+        _step_to_end(lab, "B")
+    assert "slow-motion" in lab.achieved()

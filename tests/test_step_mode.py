@@ -321,3 +321,67 @@ def test_past_the_cap_the_api_answers_a_translated_429_problem_the_page_shows() 
             "/lab/cap/api/charges", data=BODY, headers={**headers, "Accept-Language": "vi"}
         )
         assert vi.json is not None and vi.json["title"] != "Too many paused requests"
+
+
+def test_every_trace_point_but_validate_is_a_step_point() -> None:
+    # One Step never runs past a trace point the attendee does not see.
+    from demo.lab import STEP_POINTS, STEPS
+
+    assert set(STEPS) - STEP_POINTS == {"validate", "crash", "step timeout"}
+
+
+def test_a_request_without_a_key_stops_before_it_charges() -> None:
+    lab = make(lock=False)
+    thread = threading.Thread(target=lambda: lab.create_charge([], BODY))
+    thread.start()
+    try:
+        assert [p["step"] for p in quiet(lab)] == ["no key"]
+        assert lab.gateway.ledger() == []  # no money has moved at the first stop
+        assert step(lab, "A")
+        assert [p["step"] for p in quiet(lab)] == ["gateway charge"]
+        assert len(lab.gateway.ledger()) == 1
+    finally:
+        lab.release_all()
+        thread.join(10)
+
+
+def test_a_gateway_replay_is_told_after_its_call() -> None:
+    # The crash-window fix: the retry's gateway call returns the first charge; the request
+    # stops after that call, and its timeline tells the replay right after it.
+    lab = Lab(
+        "s",
+        settings=Settings(
+            gateway_latency_ms=0, lock=True, recovery="downstream_key", fault="crash_after_charge"
+        ),
+    )
+    lab.create_charge(KEY, BODY)  # charges, then the instance dies before the record
+    lab.update_settings({"step_mode": True})
+    seen: list[str] = []
+    with requests(lab, 1):
+        seen.append(quiet(lab)[0]["step"])
+        while step(lab, "A"):
+            paused = quiet(lab)
+            if paused:
+                seen.append(paused[0]["step"])
+    # The gateway's answer is told right after its call, as it happened, not as a stop.
+    assert "gateway replay" not in seen
+    assert seen.index("reclaim") < seen.index("gateway charge")
+    names = [s.name for s in lab.requests()[-1].steps]
+    assert names.index("gateway replay") == names.index("gateway charge") + 1
+    assert len(lab.gateway.ledger()) == 1
+
+
+def test_a_replay_after_waiting_on_a_paused_holder_says_what_it_waited_for() -> None:
+    from demo.explain import explain
+    from demo.gateway import summarise
+
+    lab = make(lock=True)
+    with requests(lab, 2):
+        for label in ("A", "A", "B", "B"):  # A holds the lock; B tries it and blocks
+            assert step(lab, label), label
+        while step(lab, "A"):
+            pass
+    b = next(e for e in lab.requests() if e.outcome == "replayed")
+    said = " ".join(map(str, explain(lab.requests(), summarise(lab.gateway.ledger()), b).sentences))
+    assert "which #1 held: in step mode #1 stood paused until you stepped it on" in said
+    assert "still charging" not in said

@@ -219,7 +219,7 @@ def test_shortcuts_overlay_and_no_shortcuts_while_typing(lab: LabPage) -> None:
     expect(page.locator("#shortcuts")).to_be_hidden()
     assert len(lab.lab.gateway.ledger()) == 1
     page.locator("body").click(position={"x": 5, "y": 700})
-    page.keyboard.press("x")
+    page.keyboard.press("Shift+X")
     expect(page.locator("#ledger .tally")).to_contain_text("charged 0")
 
 

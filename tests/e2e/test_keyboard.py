@@ -1,0 +1,216 @@
+"""The keyboard: a focused control keeps its own keys, shortcuts only act when nothing is
+focused, a swap keeps the focus, and the shortcuts list is a real modal dialog."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.e2e
+
+
+def open_lab(page: Page, live_server: Any, prefix: str) -> str:
+    lab_id = f"e2e-{prefix}-{secrets.token_hex(4)}"
+    page.goto(f"{live_server.url}/lab/{lab_id}")
+    expect(page.locator("#explain .headline")).to_have_text("Nothing sent yet")
+    return lab_id
+
+
+def settled(page: Page) -> None:
+    page.wait_for_function("() => !document.querySelector('.htmx-swapping, .htmx-settling')")
+
+
+def focused(page: Page) -> str:
+    """What has the focus, as `tag#id[data-step-label]` (body when nothing does)."""
+    return str(
+        page.evaluate(
+            """() => { const e = document.activeElement;
+                 return e.tagName.toLowerCase() + (e.id ? '#' + e.id : '')
+                   + (e.dataset && e.dataset.stepLabel ? '[' + e.dataset.stepLabel + ']' : '')
+                   + (e.dataset && e.dataset.action ? '{' + e.dataset.action + '}' : ''); }"""
+        )
+    )
+
+
+def paused_pair(page: Page, live_server: Any, lab_id: str, lock: bool) -> None:
+    page.locator("input[name=step_mode]").check()
+    expect(page.locator("#step")).to_be_visible()
+    switch = page.get_by_role("switch", name="Lock")
+    if switch.is_checked() != lock:
+        switch.click()
+    expect(page.locator("#explain .mode")).to_contain_text(f"Lock is {'ON' if lock else 'OFF'}")
+    page.get_by_role("button", name="Double-submit").click()  # the mouse
+    expect(page.locator("[data-step-label=B]")).to_be_enabled()
+    expect(page.locator("[data-step-label=A]")).to_be_enabled()
+    settled(page)
+
+
+def test_space_on_a_focused_step_button_steps_that_lane_and_keeps_the_focus(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    lab_id = open_lab(page, live_server, "space-b")
+    paused_pair(page, live_server, lab_id, lock=False)
+    expect(page.locator(".lane-A")).to_contain_text("stopped after lookup")
+    page.locator("[data-step-label=B]").focus()
+    page.keyboard.press(" ")
+    expect(page.locator(".lane-B")).to_contain_text("stopped after gateway charge")
+    expect(page.locator(".lane-A")).to_contain_text("stopped after lookup")  # A untouched
+    settled(page)
+    # The swap replaced the button: the focus is on its replacement, not on <body>.
+    page.wait_for_function("() => document.activeElement.dataset.stepLabel === 'B'")
+    page.keyboard.press("Enter")  # and its own key again steps B
+    expect(page.locator(".lane-B")).not_to_contain_text("gateway charge")
+    expect(page.locator(".lane-A")).to_contain_text("stopped after lookup")
+    page.get_by_role("button", name="Release all").click()
+    expect(page.locator("#step [data-step-label]")).to_have_count(0)
+
+
+def test_a_lane_that_runs_to_its_end_hands_the_focus_to_the_next_lane(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    lab_id = open_lab(page, live_server, "run-end")
+    paused_pair(page, live_server, lab_id, lock=False)
+    page.get_by_role("button", name="Run B to the end").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("[data-step-label=B]")).to_have_count(0)
+    settled(page)
+    page.wait_for_function("() => document.activeElement.dataset.stepLabel === 'A'")
+    page.get_by_role("button", name="Release all").click()
+
+
+def test_the_lock_switch_toggles_from_the_keyboard_while_requests_are_paused(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    lab_id = open_lab(page, live_server, "lock-key")
+    lab = live_server.lab(lab_id)
+    paused_pair(page, live_server, lab_id, lock=False)
+    switch = page.get_by_role("switch", name="Lock")
+    switch.focus()
+    page.keyboard.press(" ")
+    expect(page.locator("#explain .mode")).to_contain_text("Lock is ON")
+    assert lab.settings.lock is True
+    # Space went to the switch, not to "next step": A and B are where they were.
+    expect(page.locator(".lane-A")).to_contain_text("stopped after lookup")
+    expect(page.locator(".lane-B")).to_contain_text("stopped after lookup")
+    settled(page)
+    page.wait_for_function("() => document.activeElement.id === 'lock'")
+    page.keyboard.press(" ")
+    expect(page.locator("#explain .mode")).to_contain_text("Lock is OFF")
+    assert lab.settings.lock is False
+    page.get_by_role("button", name="Release all").click()
+
+
+def test_after_a_mouse_click_space_is_next_step_not_the_button_again(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    lab_id = open_lab(page, live_server, "mouse")
+    lab = live_server.lab(lab_id)
+    paused_pair(page, live_server, lab_id, lock=False)  # Double-submit pressed by mouse
+    assert focused(page) == "body"
+    page.keyboard.press(" ")  # next step: the oldest paused request, A
+    expect(page.locator(".lane-A")).to_contain_text("stopped after gateway charge")
+    expect(page.locator(".lane-B")).to_contain_text("stopped after lookup")
+    assert len(lab.requests()) == 2  # no third request: Double-submit was not pressed again
+    page.get_by_role("button", name="Release all").click()
+
+
+def test_no_single_key_shortcut_fires_on_a_focused_control(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    lab_id = open_lab(page, live_server, "focus")
+    lab = live_server.lab(lab_id)
+    page.get_by_role("button", name="Pay", exact=True).click()
+    expect(page.locator("#explain .headline")).to_contain_text("CHARGED")
+    page.get_by_role("button", name="Retry", exact=True).focus()
+    for key in ("p", "d", "x", "X", "m", "?"):
+        page.keyboard.press(key)
+    expect(page.locator("#shortcuts")).to_be_hidden()
+    assert [e.action for e in lab.requests()] == ["Pay"]
+    assert len(lab.gateway.ledger()) == 1
+    expect(page.locator("#page")).not_to_have_class("present")
+
+
+def test_reset_needs_shift_x(page: Page, live_server: Any, errors: Any) -> None:
+    lab_id = open_lab(page, live_server, "reset")
+    lab = live_server.lab(lab_id)
+    page.keyboard.press("p")
+    expect(page.locator("#ledger .tally")).to_contain_text("charged 1")
+    page.keyboard.press("x")  # one plain key: a hint, nothing lost
+    expect(page.locator("#notice")).to_have_text(
+        "To reset the lab from the keyboard, press Shift+X."
+    )
+    assert len(lab.gateway.ledger()) == 1
+    page.keyboard.press("Shift+X")
+    expect(page.locator("#ledger .tally")).to_contain_text("charged 0")
+
+
+def test_a_switch_turns_single_key_shortcuts_off_and_it_is_remembered(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    lab_id = open_lab(page, live_server, "off")
+    lab = live_server.lab(lab_id)
+    page.keyboard.press("?")
+    dialog = page.get_by_role("dialog", name="Keyboard shortcuts")
+    expect(dialog).to_be_visible()
+    # The modal takes the focus, and Tab stays inside it.
+    assert page.evaluate("document.getElementById('shortcuts').contains(document.activeElement)")
+    for _ in range(4):
+        page.keyboard.press("Tab")
+        assert page.evaluate(
+            "document.getElementById('shortcuts').contains(document.activeElement)"
+        )
+    toggle = dialog.get_by_role("switch", name="Single-key shortcuts")
+    expect(toggle).to_be_checked()
+    toggle.focus()
+    page.keyboard.press(" ")
+    expect(toggle).not_to_be_checked()
+    expect(dialog).to_be_visible()  # space went to the switch
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    assert focused(page) == "body"  # back where it was: nothing focused
+    page.keyboard.press("p")
+    page.keyboard.press("?")
+    expect(dialog).to_be_hidden()
+    page.reload()
+    expect(page.locator("#explain .headline")).to_have_text("Nothing sent yet")
+    page.keyboard.press("p")  # still off after a reload
+    page.keyboard.press(" ")
+    assert lab.requests() == []
+    # The header button still opens the list, and the switch turns them back on.
+    page.get_by_role("button", name="Shortcuts").click()
+    expect(toggle).not_to_be_checked()
+    toggle.click()
+    expect(toggle).to_be_checked()
+    dialog.get_by_role("button", name="Close").click()
+    expect(dialog).to_be_hidden()
+    page.keyboard.press("p")
+    expect(page.locator("#explain .headline")).to_contain_text("CHARGED")
+
+
+def test_the_shortcuts_list_gives_the_focus_back_to_the_button_that_opened_it(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    open_lab(page, live_server, "back")
+    opener = page.get_by_role("button", name="Shortcuts")
+    opener.focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("dialog")).to_be_visible()
+    assert page.evaluate("document.getElementById('shortcuts').contains(document.activeElement)")
+    page.keyboard.press("Escape")
+    expect(page.get_by_role("dialog")).to_be_hidden()
+    expect(opener).to_be_focused()
+
+
+def test_new_order_from_the_keyboard_keeps_the_focus(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    open_lab(page, live_server, "new-order")
+    before = page.locator("#order-id").input_value()
+    page.get_by_role("button", name="New order").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#order-id")).not_to_have_value(before)
+    settled(page)
+    expect(page.get_by_role("button", name="New order")).to_be_focused()
