@@ -37,6 +37,7 @@ def explain(
     focus: RequestEntry | None = None,
     settings: Settings | None = None,
     emails: int = 0,
+    first_click: str = "Pay",
 ) -> Explanation:
     """Explain ``focus`` (default: the latest finished request) among ``entries``.
 
@@ -44,6 +45,8 @@ def explain(
     :param summary: the ledger summary, to name double charges.
     :param settings: the lab's settings now (TTL, store scope), to name causes.
     :param emails: receipt e-mails sent so far.
+    :param first_click: the open lesson's first button (``data-action`` name), which
+        the hint before any request names.
     """
     settings = settings or Settings()
     finished = [e for e in entries if e.finished is not None]
@@ -68,6 +71,17 @@ def explain(
                 N_(
                     "The request has reached the server and is on its way through the steps on "
                     "the timeline; the gateway takes the latency you set."
+                ),
+            ),
+        )
+    if (focus is None or focus.finished is None) and first_click == "Double-submit":
+        return Explanation(
+            "idle",
+            N_("Nothing sent yet"),
+            (
+                N_(
+                    "Press Double-submit: two requests leave at the same moment, like a double "
+                    "click. Then follow the steps on the lesson card."
                 ),
             ),
         )
@@ -531,9 +545,9 @@ def _race(a: RequestEntry, b: RequestEntry, order: str) -> Explanation:
                 how=how,
             ),
             N_(
-                "That is a TOCTOU race: the check and the act are separate steps, and the Lock "
-                "is off. With the Lock on, the second request waits for the first, looks again "
-                "and replays."
+                "That is a TOCTOU race: the check and the act are separate steps, and these "
+                "requests ran with the Lock off. With the Lock on, the second request waits for "
+                "the first, looks again and replays."
             ),
         ),
     )

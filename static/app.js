@@ -86,7 +86,12 @@
         body[name] = valueOf(document.getElementsByName(name)[0], value);
       });
       var delta = Number(elt.dataset.amountDelta);
-      if (delta && typeof body.amount === "number") body.amount += delta;
+      if (delta && typeof body.amount === "number") {
+        body.amount += delta;
+        // The field shows what was sent, so Retry sends (and replays) that same body.
+        var amount = byId("amount");
+        if (amount) amount.value = String(body.amount);
+      }
       return JSON.stringify(body);
     }
   });

@@ -363,7 +363,14 @@ def panels_context(lab: Lab, focus: RequestEntry | None = None) -> dict[str, Any
         "settings": settings,
         "scenario": lab.scenario,
         "fixed": lab.fixed,
-        "explanation": explain(entries, summary, focus, settings, len(emails)),
+        "explanation": explain(
+            entries,
+            summary,
+            focus,
+            settings,
+            len(emails),
+            lab.scenario.clicks(lab.fixed)[0] if lab.scenario and lab.scenario.script else "Pay",
+        ),
         "clusters": timeline(entries[-TIMELINE_LANES:]),
         "records": [
             {"store": where, "record": r, "expires_in": _duration(r.expires_at - now)}
@@ -392,7 +399,10 @@ def _lesson_context(lab: Lab) -> dict[str, Any]:
         "path": [(n, item, item.name in achieved) for n, item in enumerate(PATH, 1)],
         "lesson": lesson,
         "progress": progress,
-        "next_lesson": _next(lesson.name) if lesson else PATH[0],
+        # Outside a lesson, the button opens the first one not yet achieved.
+        "next_lesson": _next(lesson.name)
+        if lesson
+        else next((item for item in PATH if item.name not in achieved), PATH[0]),
         "achieved_count": len(achieved),
         "scenarios_by_name": SCENARIOS,
     }
