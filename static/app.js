@@ -105,6 +105,17 @@
     return numeric && String(value).trim() !== "" && isFinite(number) ? number : value;
   }
 
+  // The explanation's headline (201, 402, 409, 502 alike) into a live region that stays
+  // in the page: the panels are replaced on each answer, and a region that is itself new
+  // is not announced.
+  function announceOutcome() {
+    var region = byId("outcome-announce");
+    var headline = document.querySelector("#explain .headline");
+    if (!region || !headline) return;
+    region.textContent = "";
+    setTimeout(function () { region.textContent = headline.textContent; }, 50);
+  }
+
   function showNotice(text) {
     var notice = byId("notice");
     if (!notice) return;
@@ -153,6 +164,7 @@
   });
   document.body.addEventListener("htmx:afterRequest", function (evt) {
     if (!isCharge(evt.detail.elt)) return;
+    if (evt.detail.xhr && evt.detail.xhr.status) announceOutcome(); // a lost answer has its notice
     inFlight = Math.max(0, inFlight - 1);
     if (inFlight === 0) {
       setDisabled(false);
