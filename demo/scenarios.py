@@ -291,8 +291,45 @@ SCENARIOS: dict[str, Scenario] = {
             fix_steps=(
                 N_("Press Pay: the gateway fails before charging (502), and the key is released."),
                 N_("Press Retry: the same key runs again and charges once."),
+                N_(
+                    "A real timeout or 502 is not so clear: the charge may have gone through. "
+                    "Try it in the scenario “Timeout after the charge”."
+                ),
             ),
             defence=True,
+        ),
+        Scenario(
+            "gateway-timeout",
+            N_("Timeout after the charge"),
+            N_("The gateway takes the money, and its answer never comes: did it pay?"),
+            (
+                N_(
+                    "Press Pay: the gateway charges, then its answer times out (504). The key "
+                    "is kept, marked in doubt."
+                ),
+                N_("Press Retry: the key is in doubt, so nothing runs again (409)."),
+            ),
+            N_(
+                "A timeout (or a 502) is ambiguous: the charge may have gone through. Releasing "
+                "the key, as after a failure before the charge, would let the retry charge "
+                "again; so the server keeps the key in doubt, and the client is left without "
+                "an answer."
+            ),
+            N_(
+                "Pass the key on to the gateway (recovery: downstream key), as in the crash "
+                "lesson: a re-run is then safe either way, and the gateway returns the first "
+                "charge."
+            ),
+            ("Pay", "Retry"),
+            settings={"fault": "gateway_timeout"},
+            fix={"fault": "gateway_timeout", "recovery": "downstream_key"},
+            fix_steps=(
+                N_(
+                    "Press Pay: the gateway charges, then its answer times out (504). The key "
+                    "went on to the gateway, so it is released."
+                ),
+                N_("Press Retry: the charge runs again, and the gateway returns the first one."),
+            ),
         ),
         Scenario(
             "client-guard",

@@ -293,6 +293,7 @@ def badge(entry: RequestEntry) -> str:
         "replayed": N_("REPLAYED"),
         "in_flight": N_("IN FLIGHT"),
         "in_use": Text("%(status)s IN USE", status=entry.status),
+        "in_doubt": Text("%(status)s IN DOUBT", status=entry.status),
         "declined": N_("402 DECLINED"),
     }
     return translate(words.get(entry.outcome, N_("ERROR")))
@@ -527,9 +528,11 @@ def _step_text(name: str, detail: dict[str, Any] | Any, deduplicated: bool = Fal
         again = detail.get("again")
         if not detail.get("hit"):
             return N_("look again: miss") if again else N_("lookup: miss")
-        state = {"in_progress": N_("in progress"), "completed": N_("completed")}.get(
-            str(detail.get("state")), N_("found")
-        )
+        state = {
+            "in_progress": N_("in progress"),
+            "completed": N_("completed"),
+            "in_doubt": N_("in doubt"),
+        }.get(str(detail.get("state")), N_("found"))
         hit = N_("look again: hit (%(state)s)") if again else N_("lookup: hit (%(state)s)")
         return Text(hit, state=Text(state))
     if name == "fingerprint check":
@@ -559,6 +562,8 @@ def _step_text(name: str, detail: dict[str, Any] | Any, deduplicated: bool = Fal
         "record save": N_("record saved"),
         "release": N_("key released"),
         "reclaim": N_("in progress, nobody holds the lock: reclaim"),
+        "gateway timeout": N_("gateway charged, but its answer timed out"),
+        "in doubt": N_("key kept in doubt: it may have charged"),
         "step timeout": N_("left paused 120 s: ran on by itself"),
     }.get(name, "")
 

@@ -88,6 +88,9 @@ def diagram(entries: Sequence[RequestEntry], summary: LedgerSummary, limit: int 
             arrows.append(
                 Arrow(row, inst, x["Gateway"], Text("%(who)s charge", who=who), colour, who)
             )
+        elif name == "gateway timeout":
+            text = Text("%(who)s charge: the answer times out", who=who)
+            arrows.append(Arrow(row, inst, x["Gateway"], text, colour, who))
         elif name == "gateway replay":
             text = Text("%(who)s same charge again", who=who)
             arrows.append(Arrow(row, x["Gateway"], inst, text, colour, who, True))
@@ -129,6 +132,7 @@ def _outcome(entry: RequestEntry, summary: LedgerSummary) -> Text:
         "replayed": Text("%(status)s REPLAYED", status=status),
         "conflict": Text("%(status)s CONFLICT", status=status),
         "in_use": Text("%(status)s IN USE", status=status),
+        "in_doubt": Text("%(status)s IN DOUBT", status=status),
         "declined": Text("402 DECLINED"),
     }
     return words.get(entry.outcome, Text("%(status)s ERROR", status=status))
