@@ -38,6 +38,7 @@ def explain(
     focus: RequestEntry | None = None,
     settings: Settings | None = None,
     emails: int = 0,
+    first_click: str = "Pay",
 ) -> Explanation:
     """Explain ``focus`` (default: the latest finished request) among ``entries``.
 
@@ -45,6 +46,8 @@ def explain(
     :param summary: the ledger summary, to name double charges.
     :param settings: the lab's settings now (TTL, store scope), to name causes.
     :param emails: receipt e-mails sent so far.
+    :param first_click: the open lesson's first button (``data-action`` name), which
+        the hint before any request names.
     """
     settings = settings or Settings()
     finished = [e for e in entries if e.finished is not None]
@@ -69,6 +72,17 @@ def explain(
                 N_(
                     "The request has reached the server and is on its way through the steps on "
                     "the timeline; the gateway takes the latency you set."
+                ),
+            ),
+        )
+    if (focus is None or focus.finished is None) and first_click == "Double-submit":
+        return Explanation(
+            "idle",
+            N_("Nothing sent yet"),
+            (
+                N_(
+                    "Press Double-submit: two requests leave at the same moment, like a double "
+                    "click. Then follow the steps on the lesson card."
                 ),
             ),
         )
@@ -178,6 +192,25 @@ def explain(
                 ),
             ),
         )
+    if focus.outcome == "error" and focus.step("gateway timeout") is not None:
+        return _timed_out(focus)
+    if focus.outcome == "in_doubt":
+        return Explanation(
+            "conflict",
+            Text("%(status)s IN DOUBT — nothing charged again", status=focus.status),
+            (
+                N_(
+                    "An earlier attempt with this key timed out after the gateway took the "
+                    "charge. The server cannot tell whether it paid, so it kept the key in "
+                    "doubt instead of releasing it: this retry charged nothing."
+                ),
+                N_(
+                    "Had the key gone on to the gateway from the first attempt (recovery: "
+                    "downstream key), a re-run would be safe either way: the gateway returns "
+                    "the first charge, if there was one."
+                ),
+            ),
+        )
     if focus.outcome == "error":
         return Explanation(
             "error",
@@ -197,8 +230,19 @@ def explain(
         crashed = any(
             e.key == focus.key and e.outcome == "crashed" and e.id < focus.id for e in entries
         )
+        timed_out = any(
+            e.key == focus.key and e.step("gateway timeout") is not None and e.id < focus.id
+            for e in entries
+        )
         sentences: list[str | Text] = [
             Text(
+                "An earlier attempt with this key timed out after the gateway charged. The "
+                "key goes on to the gateway, so running the charge again is safe: the gateway "
+                "returned the first charge (%(charge)s) instead of taking the money twice.",
+                charge=focus.charge_id,
+            )
+            if timed_out
+            else Text(
                 "An earlier attempt with this key crashed after the gateway charged. This "
                 "retry found the key in progress with nobody holding its lock, reclaimed it "
                 "and called the gateway again with the idempotency key passed on: the gateway "
@@ -215,6 +259,8 @@ def explain(
                 charge=focus.charge_id,
             )
         ]
+        if crashed:
+            sentences.append(_LEASE)
         if settings.email == "inline" and emails > summary.intended:
             sentences.append(
                 Text(
@@ -231,6 +277,45 @@ def explain(
             tuple(sentences),
         )
     return _charged(focus, entries, summary, settings)
+
+
+_LEASE = N_(
+    "A free lock proves the holder dead only inside one process. Across instances a real "
+    "system waits for the record's deadline (a lease, 30 s here) before reclaiming it, and "
+    "keeps the reservation in the shared store."
+)
+"""How a real system tells a dead holder from a slow one (README: "A dead holder or a
+slow one?")."""
+
+
+def _timed_out(focus: RequestEntry) -> Explanation:
+    if focus.key is None:
+        then: str | Text = N_(
+            "No key was sent: a retry would charge again, and nobody could tell it from a "
+            "second payment."
+        )
+    elif focus.step("release") is not None:
+        then = N_(
+            "The key went on to the gateway (recovery: downstream key), so the server released "
+            "it: a retry runs again, and the gateway returns the first charge instead of a "
+            "second one."
+        )
+    else:
+        then = N_(
+            "Releasing the key here would let a retry charge again, so the server kept it, "
+            "marked in doubt: a retry with it charges nothing until the outcome is known."
+        )
+    return Explanation(
+        "error",
+        Text("%(status)s — the gateway timed out, after charging", status=focus.status),
+        (
+            N_(
+                "The gateway took the money, but its answer never came back. A timeout (or a "
+                "502) is ambiguous: the server cannot tell it from a failure before the charge."
+            ),
+            then,
+        ),
+    )
 
 
 def _conflict(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Explanation:
@@ -402,6 +487,7 @@ def _charged(
                     "The fix: pass the idempotency key on to the gateway (recovery: downstream "
                     "key)."
                 ),
+                _LEASE,
             ),
         )
     paid = next((e for e in reversed(earlier) if e.outcome in ("charged", "replayed")), None)
@@ -543,9 +629,9 @@ def _race(a: RequestEntry, b: RequestEntry, order: str) -> Explanation:
                 how=how,
             ),
             N_(
-                "That is a TOCTOU race: the check and the act are separate steps, and the Lock "
-                "is off. With the Lock on, the second request waits for the first, looks again "
-                "and replays."
+                "That is a TOCTOU race: the check and the act are separate steps, and these "
+                "requests ran with the Lock off. With the Lock on, the second request waits for "
+                "the first, looks again and replays."
             ),
         ),
     )

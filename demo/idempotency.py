@@ -101,10 +101,12 @@ class Response:
 
 
 class State(str, Enum):
-    """A record's state: reserved while its charge runs, completed once its response is stored."""
+    """A record's state: reserved while its charge runs, completed once its response is
+    stored, in doubt when its side effect may have happened and nobody knows."""
 
     IN_PROGRESS = "in_progress"
     COMPLETED = "completed"
+    IN_DOUBT = "in_doubt"
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,12 @@ class Record:
 
 class KeyBusy(Exception):
     """The per-key lock was not acquired within the timeout."""
+
+
+class OutcomeUnknown(Exception):
+    """The side effect may have happened: the call left, and its answer never came (a
+    timeout after the gateway took the charge). Unlike a failure before the call, a
+    re-run is safe only if the side effect is idempotent itself (a downstream key)."""
 
 
 class StoreFull(Exception):
@@ -235,6 +243,14 @@ class IdempotencyStore:
             self._outbox.clear()
             return messages
 
+    def mark_in_doubt(self, key: str, fingerprint: str) -> Record:
+        """Keep the key, marked in doubt: its side effect may have happened, so a retry
+        must not run it blindly. Kept for the TTL, and evictable like a completed record
+        (no request is running for it)."""
+        now = self.now()
+        record = Record(key, fingerprint, State.IN_DOUBT, now, now + self.ttl_s, deadline_at=now)
+        return self._put(record)
+
     def release(self, key: str) -> bool:
         """Drop the key's *in-progress* record, so a retry runs again; True if one was dropped.
 
@@ -317,7 +333,7 @@ class IdempotencyStore:
                 (
                     k
                     for k, r in self._records.items()
-                    if r.state is State.COMPLETED or r.deadline_at <= now
+                    if r.state is not State.IN_PROGRESS or r.deadline_at <= now
                 ),
                 None,
             )
@@ -372,6 +388,21 @@ def mismatch_problem(profile: Profile, key: str, first: str, this: str) -> Probl
     )
 
 
+def in_doubt_problem(key: str) -> Problem:
+    """The answer to a retry whose key is in doubt: an earlier attempt may have charged."""
+    return Problem(
+        409,
+        "key-in-doubt",
+        N_("Idempotency key in doubt"),
+        Text(
+            "An earlier attempt with the key %(key)s timed out after it reached the gateway: "
+            "it may have charged. Nothing runs again under this key until the outcome is known "
+            "(ask the gateway, or pass the key on to it so a re-run is safe).",
+            key=repr(key),
+        ),
+    )
+
+
 def in_use_problem(profile: Profile, retry_after_s: int) -> Problem:
     """The answer to a duplicate that arrives while the first is still in flight."""
     code: dict[str, Any] = {"code": profile.in_use_code} if profile.in_use_code else {}
@@ -391,7 +422,7 @@ def in_use_problem(profile: Profile, retry_after_s: int) -> Problem:
 # Idempotent execution
 # ---------------------------------------------------------------------------
 
-Outcome = Literal["charged", "replayed", "conflict", "in_use"]
+Outcome = Literal["charged", "replayed", "conflict", "in_use", "in_doubt"]
 InFlight = Literal["wait", "reject"]
 
 
@@ -415,6 +446,7 @@ def execute(
     profile: Profile = PROFILES["seed"],
     trace: Trace = no_trace,
     lock_timeout_s: float = 30.0,
+    rerun_safe: bool = False,
 ) -> Execution:
     """Run ``charge`` at most once per ``key``; replay or refuse every other attempt.
 
@@ -428,11 +460,16 @@ def execute(
         (Stripe, IETF draft).
     :param profile: the status codes for the errors (see :data:`PROFILES`).
     :param lock_timeout_s: how long a duplicate waits for the per-key lock, in seconds.
+    :param rerun_safe: ``charge`` is idempotent downstream (the key goes on to the
+        gateway), so running it again after :class:`OutcomeUnknown` cannot charge twice.
     :returns: ``charged`` (the response of ``charge``), ``replayed`` (the stored response,
         byte-identical, plus ``Idempotent-Replayed: true``), ``conflict`` (same key, other
-        body: 409 in the seed profile) or ``in_use`` (409, under ``reject``).
-    :raises Exception: whatever ``charge`` raised, after releasing the key, so no key is
-        left in progress and a retry runs again. (A crash of the whole instance is a
+        body: 409 in the seed profile), ``in_use`` (409, under ``reject``) or
+        ``in_doubt`` (409: an earlier attempt may have charged, and a re-run is not safe).
+    :raises OutcomeUnknown: from ``charge``, after marking the key in doubt, or releasing
+        it when ``rerun_safe``.
+    :raises Exception: whatever else ``charge`` raised, after releasing the key, so no key
+        is left in progress and a retry runs again. (A crash of the whole instance is a
         ``BaseException``: nothing runs after it, and the record stays in progress until
         its deadline.)
     :raises KeyBusy: the per-key lock was not acquired in time.
@@ -448,7 +485,7 @@ def execute(
     if not lock:
         # 2a. No lock: check, then act. A duplicate that looks the key up before we save
         # it below also finds nothing, and charges again. That gap is the TOCTOU race.
-        return _charge_and_save(store, key, request_fingerprint, charge, trace)
+        return _charge_and_save(store, key, request_fingerprint, charge, trace, rerun_safe)
 
     # 2b. The per-key lock: one attempt per key at a time; other keys never wait.
     trace("lock wait")
@@ -467,12 +504,14 @@ def execute(
         if answer is not None:
             return answer
         if record is not None:
-            # In progress, yet we hold its lock: the request that reserved it died.
+            # In progress, yet we hold its lock: the request that reserved it died. The
+            # lock knows this only within one process: a store shared by several processes
+            # needs the deadline instead, a lease on the key (see the README).
             trace("reclaim")
         # Reserve, so a request with another body gets its answer without waiting.
         store.reserve(key, request_fingerprint)
         trace("reserve")
-        return _charge_and_save(store, key, request_fingerprint, charge, trace)
+        return _charge_and_save(store, key, request_fingerprint, charge, trace, rerun_safe)
 
 
 def _answer_from(
@@ -498,6 +537,10 @@ def _answer_from(
         return Execution(
             "replayed", replace(stored, headers=(*stored.headers, REPLAYED_HEADER)), record
         )
+    if record.state is State.IN_DOUBT:
+        # It may have charged, and that attempt carried no downstream key (else the key
+        # would have been released): running it again could charge twice.
+        return Execution("in_doubt", _in_doubt(key), record)
     left_s = record.deadline_at - store.now()
     if in_flight == "reject" and left_s > 0:
         retry_after = max(1, math.ceil(left_s))
@@ -514,10 +557,19 @@ def _charge_and_save(
     request_fingerprint: str,
     charge: Callable[[], Response],
     trace: Trace,
+    rerun_safe: bool = False,
 ) -> Execution:
     started = time.perf_counter()
     try:
         response = charge()
+    except OutcomeUnknown:
+        if rerun_safe:
+            store.release(key)  # a re-run gets the first charge back downstream
+            trace("release")
+        else:
+            store.mark_in_doubt(key, request_fingerprint)  # never charge blindly again
+            trace("in doubt")
+        raise
     except Exception:
         store.release(key)  # never leave the key stuck in progress
         trace("release")
@@ -526,3 +578,7 @@ def _charge_and_save(
     record = store.complete(key, request_fingerprint, response)
     trace("record save")
     return Execution("charged", response, record)
+
+
+def _in_doubt(key: str) -> Response:
+    return Response.of_problem(in_doubt_problem(key))

@@ -27,6 +27,7 @@ from .idempotency import (
     Clock,
     IdempotencyStore,
     KeyBusy,
+    OutcomeUnknown,
     Record,
     Response,
     StoreFull,
@@ -109,8 +110,8 @@ STEPS: Mapping[str, StepKind] = {
         {
             "hit": _BOOL,
             "state": Detail(
-                N_('must be null, "in_progress" or "completed"'),
-                lambda v: v in (None, "in_progress", "completed"),
+                N_('must be null, "in_progress", "completed" or "in_doubt"'),
+                lambda v: v in (None, "in_progress", "completed", "in_doubt"),
             ),
             "again": _BOOL,
         },
@@ -125,6 +126,8 @@ STEPS: Mapping[str, StepKind] = {
         {"charge_id": Detail(N_("must be a charge id"), lambda v: _is_charge_id(v))}
     ),
     "gateway charge": StepKind({"ms": _MS}),
+    "gateway timeout": StepKind({"ms": _MS}),
+    "in doubt": StepKind({}),
     "release": StepKind({}),
     "record save": StepKind({}),
     "response lost": StepKind({}),
@@ -175,6 +178,7 @@ Outcome = Literal[
     "replayed",
     "conflict",
     "in_use",
+    "in_doubt",
     "declined",
     "error",
     "invalid",
@@ -202,7 +206,7 @@ class InstanceCrash(BaseException):
 CHOICES: dict[str, tuple[str, ...]] = {
     "in_flight": ("wait", "reject"),
     "profile": tuple(PROFILES),
-    "fault": ("none", "lose_response", "crash_after_charge", "gateway_error"),
+    "fault": ("none", "lose_response", "crash_after_charge", "gateway_error", "gateway_timeout"),
     "recovery": ("none", "downstream_key"),
     "store_scope": ("shared", "per_instance"),
     "email": ("off", "inline", "outbox"),
@@ -231,8 +235,9 @@ class Settings:
     :param fault: a fault that fires once, on the next request that reaches its point,
         then returns to ``"none"``: ``"lose_response"`` (charged and saved, but the
         response never reaches the client), ``"crash_after_charge"`` (the instance dies
-        after the gateway charged, before the record is saved) or ``"gateway_error"``
-        (the gateway fails before charging).
+        after the gateway charged, before the record is saved), ``"gateway_error"``
+        (the gateway fails before charging) or ``"gateway_timeout"`` (the gateway charges,
+        and its answer never comes: the outcome is unknown to the server).
     :param recovery: ``"downstream_key"`` passes the idempotency key on to the gateway,
         which deduplicates on it as real payment providers do.
     :param instances: 1-3 instances behind a round-robin balancer, in this one process.
@@ -693,6 +698,7 @@ class Lab:
                     trace=trace,
                     # In step mode the holder may sit paused at every step: wait it out.
                     lock_timeout_s=PAUSE_TIMEOUT_S * 10 if settings.step_mode else 30.0,
+                    rerun_safe=settings.recovery == "downstream_key",
                 )
                 response, outcome = done.response, done.outcome
             if outcome == "charged" and response.status == 402:
@@ -704,6 +710,8 @@ class Lab:
             trace("validate", ok=False)
         except GatewayError as exc:
             response, outcome = _gateway_failed(exc), "error"
+        except OutcomeUnknown:
+            response, outcome = _gateway_timed_out(entry), "error"
         except KeyBusy:
             busy = in_use_problem(PROFILES[settings.profile], 1)
             response, outcome = Response.of_problem(busy, ("Retry-After", "1")), "in_use"
@@ -731,7 +739,11 @@ class Lab:
 
         With ``recovery="downstream_key"`` the idempotency key goes on to the gateway, so a
         re-run after a crash gets the first charge back instead of a second one.
+
+        :raises GatewayError: the armed ``gateway_error`` fault, before charging.
+        :raises OutcomeUnknown: the armed ``gateway_timeout`` fault, after charging.
         """
+        started = time.perf_counter()
         if self._claim_fault("gateway_error", world):
             raise GatewayError(N_("connection reset before the charge reached the gateway"))
         try:
@@ -754,6 +766,10 @@ class Lab:
             return Response.of_problem(declined)
         if done.replayed:
             trace("gateway replay", charge_id=done.id)
+        if self._claim_fault("gateway_timeout", world):
+            # The money moved; the answer is lost on the way back. The server cannot tell.
+            trace("gateway timeout", ms=round((time.perf_counter() - started) * 1000, 1))
+            raise OutcomeUnknown(done.id)
         body = {
             "id": done.id,
             "object": "charge",
@@ -1364,6 +1380,36 @@ def _gateway_failed(exc: GatewayError) -> Response:
         ),
     )
     return Response.of_problem(problem)
+
+
+def _gateway_timed_out(entry: RequestEntry) -> Response:
+    """504: the gateway may have charged. What a retry does depends on the key's fate."""
+    if entry.key is None:
+        detail = N_(
+            "The gateway did not answer in time, after the charge had left: it may have "
+            "charged. No key was sent, so nothing stops a retry from charging again."
+        )
+    else:
+        detail = _timed_out_with_key(entry.step("release") is not None)
+    return Response.of_problem(
+        Problem(504, "gateway-timeout", N_("Payment gateway timed out"), detail)
+    )
+
+
+def _timed_out_with_key(released: bool) -> str:
+    return (
+        N_(
+            "The gateway did not answer in time, after the charge had left: it may have "
+            "charged. The key went on to the gateway, so it was released: a retry with the "
+            "same key gets the first charge back, never a second one."
+        )
+        if released
+        else N_(
+            "The gateway did not answer in time, after the charge had left: it may have "
+            "charged. The key is kept, marked in doubt: a retry with it charges nothing until "
+            "the outcome is known."
+        )
+    )
 
 
 def _store_full() -> Problem:

@@ -464,7 +464,10 @@ PATH: tuple[Lesson, ...] = (
         N_("A decline is stored and replayed; a transport failure releases the key."),
         (
             N_("402 is the gateway's answer: the same request gets the same answer."),
-            N_("The fix makes the gateway fail once before charging (502): the key is released."),
+            N_(
+                "The second case makes the gateway fail once before charging (502): the key is "
+                "released."
+            ),
         ),
         N_("Store business results, including errors; never store a failure to get one."),
         Check(

@@ -352,11 +352,13 @@ def _charges() -> dict[str, Any]:
                 "requests paused (`/problems/too-many-paused`); `Retry-After` for the server's",
                 {"Retry-After": RETRY_AFTER},
             ),
-            **_problems("400", "413", "415", "422", "502"),
+            **_problems("400", "413", "415", "422", "502", "504"),
         },
         description="Same key and body: the stored response, byte-identical, with "
         "`Idempotent-Replayed: true`. Same key, other body: 409 (422 or 400 under the ietf "
-        "and stripe profiles). No key: unprotected, every call charges.",
+        "and stripe profiles). No key: unprotected, every call charges. 504: the gateway "
+        "timed out after charging; unless the key goes on to the gateway, the key is kept "
+        "in doubt and a retry gets 409 `/problems/key-in-doubt`.",
         parameters=[schemas.key_header()],
         requestBody=_body(schemas.ref("ChargeRequest")),
     )

@@ -39,6 +39,9 @@ class Scenario:
     fix_client: Mapping[str, Any] = field(default_factory=dict)
     fix_script: tuple[str, ...] = ()
     fix_steps: tuple[str, ...] = ()
+    defence: bool = False
+    """The point is that the defence works (a refusal, a replayed decline): the card
+    frames it as "what protects you", with "the other case" in place of a fix."""
 
     def clicks(self, fixed: bool) -> tuple[str, ...]:
         """The buttons to click, with the fix applied or not."""
@@ -65,6 +68,12 @@ SCENARIOS: dict[str, Scenario] = {
             ("Double-submit",),
             client={"key_strategy": "none"},
             fix_client={"key_strategy": "stable"},
+            fix_steps=(
+                N_(
+                    "Press Double-submit: two requests leave at the same moment, with the same "
+                    "stable key."
+                ),
+            ),
         ),
         Scenario(
             "lost-response",
@@ -121,6 +130,7 @@ SCENARIOS: dict[str, Scenario] = {
                 N_("Press New order: a new intent, a new key."),
                 N_("Press Change amount & resend: a different amount, under the new key."),
             ),
+            defence=True,
         ),
         Scenario(
             "race",
@@ -224,6 +234,7 @@ SCENARIOS: dict[str, Scenario] = {
             ("Pay", "Change amount"),
             settings={"profile": "ietf", "require_key": True},
             fix={"profile": "stripe", "require_key": True},
+            defence=True,
         ),
         Scenario(
             "ttl-expiry",
@@ -242,6 +253,11 @@ SCENARIOS: dict[str, Scenario] = {
             N_("Keep keys longer than the retry horizon (here: TTL 72 h)."),
             ("Pay", "+25 h", "Retry"),
             fix={"ttl_s": 72 * 3600},
+            fix_steps=(
+                N_("Press Pay."),
+                N_("Press +25 h: the lab's clock jumps a day ahead, still within the 72 h TTL."),
+                N_("Press Retry."),
+            ),
         ),
         Scenario(
             "multi-instance",
@@ -277,6 +293,48 @@ SCENARIOS: dict[str, Scenario] = {
             ("Pay", "Retry"),
             settings={"gateway_decline": True},
             fix={"gateway_decline": False, "fault": "gateway_error"},
+            fix_steps=(
+                N_("Press Pay: the gateway fails before charging (502), and the key is released."),
+                N_("Press Retry: the same key runs again and charges once."),
+                N_(
+                    "A real timeout or 502 is not so clear: the charge may have gone through. "
+                    "Try it in the scenario “Timeout after the charge”."
+                ),
+            ),
+            defence=True,
+        ),
+        Scenario(
+            "gateway-timeout",
+            N_("Timeout after the charge"),
+            N_("The gateway takes the money, and its answer never comes: did it pay?"),
+            (
+                N_(
+                    "Press Pay: the gateway charges, then its answer times out (504). The key "
+                    "is kept, marked in doubt."
+                ),
+                N_("Press Retry: the key is in doubt, so nothing runs again (409)."),
+            ),
+            N_(
+                "A timeout (or a 502) is ambiguous: the charge may have gone through. Releasing "
+                "the key, as after a failure before the charge, would let the retry charge "
+                "again; so the server keeps the key in doubt, and the client is left without "
+                "an answer."
+            ),
+            N_(
+                "Pass the key on to the gateway (recovery: downstream key), as in the crash "
+                "lesson: a re-run is then safe either way, and the gateway returns the first "
+                "charge."
+            ),
+            ("Pay", "Retry"),
+            settings={"fault": "gateway_timeout"},
+            fix={"fault": "gateway_timeout", "recovery": "downstream_key"},
+            fix_steps=(
+                N_(
+                    "Press Pay: the gateway charges, then its answer times out (504). The key "
+                    "went on to the gateway, so it is released."
+                ),
+                N_("Press Retry: the charge runs again, and the gateway returns the first one."),
+            ),
         ),
         Scenario(
             "client-guard",
@@ -327,6 +385,16 @@ SCENARIOS: dict[str, Scenario] = {
                 "email": "inline",
             },
             fix={"fault": "crash_after_charge", "recovery": "downstream_key", "email": "outbox"},
+            fix_steps=(
+                N_(
+                    "Press Pay: the gateway charges, then the instance crashes before the record "
+                    "and its outbox e-mail are saved: no e-mail goes out."
+                ),
+                N_(
+                    "Press Retry: the gateway returns the first charge, the record and the outbox "
+                    "e-mail are saved together, and the e-mail goes out once."
+                ),
+            ),
         ),
     )
 }

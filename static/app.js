@@ -87,7 +87,12 @@
         body[name] = valueOf(document.getElementsByName(name)[0], value);
       });
       var delta = Number(elt.dataset.amountDelta);
-      if (delta && typeof body.amount === "number") body.amount += delta;
+      if (delta && typeof body.amount === "number") {
+        body.amount += delta;
+        // The field shows what was sent, so Retry sends (and replays) that same body.
+        var amount = byId("amount");
+        if (amount) amount.value = String(body.amount);
+      }
       return JSON.stringify(body);
     }
   });
@@ -99,6 +104,17 @@
     var number = Number(value);
     // Send what the user typed: 100000.5 goes as a number so the server can say why it is refused.
     return numeric && String(value).trim() !== "" && isFinite(number) ? number : value;
+  }
+
+  // The explanation's headline (201, 402, 409, 502 alike) into a live region that stays
+  // in the page: the panels are replaced on each answer, and a region that is itself new
+  // is not announced.
+  function announceOutcome() {
+    var region = byId("outcome-announce");
+    var headline = document.querySelector("#explain .headline");
+    if (!region || !headline) return;
+    region.textContent = "";
+    setTimeout(function () { region.textContent = headline.textContent; }, 50);
   }
 
   function showNotice(text) {
@@ -149,6 +165,7 @@
   });
   document.body.addEventListener("htmx:afterRequest", function (evt) {
     if (!isCharge(evt.detail.elt)) return;
+    if (evt.detail.xhr && evt.detail.xhr.status) announceOutcome(); // a lost answer has its notice
     inFlight = Math.max(0, inFlight - 1);
     if (inFlight === 0) {
       setDisabled(false);

@@ -140,4 +140,5 @@ def test_every_scenario_page_renders(client: FlaskClient) -> None:
         client.post(f"/lab/f1?scenario={name}")
         html = client.get("/lab/f1").get_data(as_text=True)
         assert scenario.title.replace("&", "&amp;") in html, name
-        assert "Apply the fix and run again" in html
+        onward = "Try the second case" if scenario.defence else "Apply the fix and run again"
+        assert onward in html, name

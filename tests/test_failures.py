@@ -394,7 +394,7 @@ def test_every_scenario_name_is_kebab_case_and_listed() -> None:
     assert set(SCENARIOS) == {
         "double-click", "lost-response", "key-per-click", "key-reuse", "race", "slow-motion",
         "crash-window", "in-flight", "profiles", "ttl-expiry", "multi-instance", "decline",
-        "client-guard", "email-once",
+        "client-guard", "email-once", "gateway-timeout",
     }  # fmt: skip
 
 

@@ -43,7 +43,7 @@ def _vary(response: Response) -> Response:
 
 @bp.post("/charges")
 def create_charge() -> Response:
-    """Charge once per ``Idempotency-Key``: 201, replay, 400/409/413/415/422 or 502."""
+    """Charge once per ``Idempotency-Key``: 201, replay, 400/409/413/415/422, 502 or 504."""
     body = _json_body()
     result, entry = g.lab.create_charge(
         request.headers.getlist("Idempotency-Key"),

@@ -294,6 +294,7 @@ def badge(entry: RequestEntry) -> str:
         "replayed": N_("REPLAYED"),
         "in_flight": N_("IN FLIGHT"),
         "in_use": Text("%(status)s IN USE", status=entry.status),
+        "in_doubt": Text("%(status)s IN DOUBT", status=entry.status),
         "declined": N_("402 DECLINED"),
     }
     return translate(words.get(entry.outcome, N_("ERROR")))
@@ -371,7 +372,14 @@ def panels_context(lab: Lab, focus: RequestEntry | None = None) -> dict[str, Any
         "settings": settings,
         "scenario": lab.scenario,
         "fixed": lab.fixed,
-        "explanation": explain(entries, summary, focus, settings, len(emails)),
+        "explanation": explain(
+            entries,
+            summary,
+            focus,
+            settings,
+            len(emails),
+            lab.scenario.clicks(lab.fixed)[0] if lab.scenario and lab.scenario.script else "Pay",
+        ),
         "clusters": timeline(entries[-TIMELINE_LANES:]),
         "records": [
             {"store": where, "record": r, "expires_in": _duration(r.expires_at - now)}
@@ -406,7 +414,10 @@ def _lesson_context(lab: Lab) -> dict[str, Any]:
         "path": [(n, item, item.name in achieved) for n, item in enumerate(PATH, 1)],
         "lesson": lesson,
         "progress": progress,
-        "next_lesson": _next(lesson.name) if lesson else PATH[0],
+        # Outside a lesson, the button opens the first one not yet achieved.
+        "next_lesson": _next(lesson.name)
+        if lesson
+        else next((item for item in PATH if item.name not in achieved), PATH[0]),
         "achieved_count": len(achieved),
         "scenarios_by_name": SCENARIOS,
     }
@@ -531,9 +542,11 @@ def _step_text(name: str, detail: dict[str, Any] | Any, deduplicated: bool = Fal
         again = detail.get("again")
         if not detail.get("hit"):
             return N_("look again: miss") if again else N_("lookup: miss")
-        state = {"in_progress": N_("in progress"), "completed": N_("completed")}.get(
-            str(detail.get("state")), N_("found")
-        )
+        state = {
+            "in_progress": N_("in progress"),
+            "completed": N_("completed"),
+            "in_doubt": N_("in doubt"),
+        }.get(str(detail.get("state")), N_("found"))
         hit = N_("look again: hit (%(state)s)") if again else N_("lookup: hit (%(state)s)")
         return Text(hit, state=Text(state))
     if name == "fingerprint check":
@@ -563,6 +576,8 @@ def _step_text(name: str, detail: dict[str, Any] | Any, deduplicated: bool = Fal
         "record save": N_("record saved"),
         "release": N_("key released"),
         "reclaim": N_("in progress, nobody holds the lock: reclaim"),
+        "gateway timeout": N_("gateway charged, but its answer timed out"),
+        "in doubt": N_("key kept in doubt: it may have charged"),
         "step timeout": N_("left paused 120 s: ran on by itself"),
     }.get(name, "")
 

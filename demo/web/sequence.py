@@ -146,6 +146,9 @@ def diagram(entries: Sequence[RequestEntry], summary: LedgerSummary, limit: int 
             message = (inst, store, Text("%(who)s reserve: in progress", who=who), False)
         elif name == "gateway charge":
             message = (inst, x["Gateway"], Text("%(who)s charge", who=who), False)
+        elif name == "gateway timeout":
+            text = Text("%(who)s charge: the answer times out", who=who)
+            message = (inst, x["Gateway"], text, False)
         elif name == "gateway replay":
             message = (x["Gateway"], inst, Text("%(who)s same charge again", who=who), True)
         elif name == "record save":
@@ -210,6 +213,7 @@ def _outcome(entry: RequestEntry, summary: LedgerSummary) -> Text:
         "replayed": Text("%(status)s REPLAYED", status=status),
         "conflict": Text("%(status)s CONFLICT", status=status),
         "in_use": Text("%(status)s IN USE", status=status),
+        "in_doubt": Text("%(status)s IN DOUBT", status=status),
         "declined": Text("402 DECLINED"),
     }
     return words.get(entry.outcome, Text("%(status)s ERROR", status=status))

@@ -94,7 +94,7 @@ def live_server() -> Iterator[LiveServer]:
 # What the browser itself reports when a connection closes with no response (the lost
 # response and the crash do exactly that), and for the lesson's own 4xx and 502 answers.
 EXPECTED_CONSOLE = re.compile(
-    r"ERR_EMPTY_RESPONSE|htmx:sendError|htmx:afterRequest|status of (40[29]|429|502)"
+    r"ERR_EMPTY_RESPONSE|htmx:sendError|htmx:afterRequest|status of (40[29]|429|50[24])"
 )
 
 

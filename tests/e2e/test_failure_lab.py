@@ -66,6 +66,23 @@ def test_ttl_expiry(page: Page, live_server: Any, errors: Any, fixed: bool, actu
     assert live_server.lab(lab_id).clock_offset_s() == 25 * 3600
 
 
+@pytest.mark.parametrize("fixed", [False, True])
+def test_gateway_timeout_never_charges_twice(
+    page: Page, live_server: Any, errors: Any, fixed: bool
+) -> None:
+    lab_id = run_scenario(page, live_server, "gateway-timeout", fixed)
+    expect(page.locator(".lane")).to_have_count(2, timeout=15_000)
+    expect_numbers(page, 1, 1)
+    expect(page.locator("#explain .headline")).to_contain_text(
+        "RECOVERED" if fixed else "409 IN DOUBT"
+    )
+    timed_out = page.locator(".lane").filter(has_text="gateway charged, but its answer timed out")
+    expect(timed_out).to_have_count(1)
+    lab = live_server.lab(lab_id)
+    assert [e.outcome for e in lab.requests()] == ["error", "recovered" if fixed else "in_doubt"]
+    assert len(lab.gateway.ledger()) == 1
+
+
 def test_email_once(page: Page, live_server: Any, errors: Any) -> None:
     run_scenario(page, live_server, "email-once", False)
     expect(page.locator("#lesson .actual-emails")).to_have_text("2", timeout=15_000)

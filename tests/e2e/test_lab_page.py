@@ -99,6 +99,24 @@ def test_change_amount_and_resend_is_409(lab: LabPage) -> None:
     assert sent.headers["idempotency-key"] == lab.charge_requests[0].headers["idempotency-key"]
 
 
+def test_retry_after_change_amount_replays_what_it_says(lab: LabPage) -> None:
+    """After Change amount & resend under a new key, the page says Retry replays that
+    response: the Amount field shows what was sent, so Retry sends the same body."""
+    lab.click("Pay")
+    expect(lab.headline()).to_contain_text("CHARGED")
+    lab.new_order()
+    lab.click("Change amount & resend")
+    expect(lab.headline()).to_contain_text("CHARGED")
+    expect(lab.page.locator("#explain")).to_contain_text("Press Retry: the same key and body")
+    expect(lab.page.locator("#amount")).to_have_value("101000")
+    lab.click("Retry")
+    expect(lab.headline()).to_contain_text("REPLAYED")
+    changed, retried = lab.charge_requests[-2:]
+    assert retried.post_data_json == changed.post_data_json
+    assert retried.headers["idempotency-key"] == changed.headers["idempotency-key"]
+    assert len(lab.lab.gateway.ledger()) == 2
+
+
 def test_lock_off_double_submit_charges_twice(lab: LabPage) -> None:
     lab.set_lock(False)
     key = lab.new_order()
