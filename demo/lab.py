@@ -65,7 +65,8 @@ PAIR_WINDOW_S = 1.0
 
 STEP_POINTS = frozenset(
     {"no key", "lookup", "fingerprint check", "lock wait", "lock acquire", "reclaim", "reserve",
-     "gateway replay", "gateway charge", "release", "record save", "response lost", "respond"}
+     "gateway replay", "gateway charge", "gateway timeout", "in doubt", "release", "record save",
+     "response lost", "respond"}
 )  # fmt: skip
 """The step boundaries where step mode pauses: every ``trace`` point of a charge request
 but ``validate`` (the request stops first after its lookup, or, with no key, after ``no
