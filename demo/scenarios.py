@@ -172,8 +172,8 @@ SCENARIOS: dict[str, Scenario] = {
                 N_("Press Double-submit: both requests stop at their first step."),
                 N_(
                     "Step A twice, until it holds the lock (stopped after lock acquire). Then "
-                    "step B twice: B is blocked, waiting for A's lock. Step A to its end: B "
-                    "takes the lock, looks again and replays."
+                    "step B twice: B is blocked, waiting for A's lock. Run A to its end, then "
+                    "step B on: it takes the lock, looks again and replays."
                 ),
             ),
         ),
