@@ -271,6 +271,15 @@ def explain(
                     orders=summary.intended,
                 )
             )
+            # The money is safe, the customer's inbox is not: no green headline over that.
+            return Explanation(
+                "double",
+                Text(
+                    "CHARGED ONCE — but the receipt e-mail went out %(emails)s times",
+                    emails=emails,
+                ),
+                tuple(sentences),
+            )
         return Explanation(
             "charged",
             Text("RECOVERED — %(charge)s, charged once", charge=focus.charge_id),

@@ -288,6 +288,20 @@ def test_inline_email_is_sent_again_by_the_recovered_retry() -> None:
     assert len(lab.emails()) == 2
 
 
+def test_a_recovered_charge_with_a_second_email_is_not_told_as_a_success() -> None:
+    from demo.explain import explain
+    from demo.gateway import summarise
+
+    lab = make(fault="crash_after_charge", recovery="downstream_key", email="inline")
+    lab.create_charge(KEY, BODY)
+    lab.create_charge(KEY, BODY)
+    said = explain(lab.requests(), summarise(lab.gateway.ledger()), settings=lab.settings, emails=2)
+    assert said.tone == "double"
+    assert str(said.headline) == "CHARGED ONCE — but the receipt e-mail went out 2 times"
+    once = explain(lab.requests(), summarise(lab.gateway.ledger()), settings=lab.settings, emails=1)
+    assert once.tone == "charged" and "RECOVERED" in str(once.headline)
+
+
 def test_outbox_email_is_sent_once() -> None:
     lab = make(fault="crash_after_charge", recovery="downstream_key", email="outbox")
     lab.create_charge(KEY, BODY)

@@ -107,6 +107,18 @@ def test_the_empty_state_hint_follows_the_lessons_first_button(
     assert "Press Pay" in section(page(client, "hint-free", EN), "explain")
 
 
+def test_the_empty_timeline_names_the_lessons_first_button(app: Flask, client: FlaskClient) -> None:
+    the_lab = lab(app, "timeline-double")
+    the_lab.open_lesson("double-click")
+    timeline = section(page(client, the_lab.id, EN), "timeline")
+    assert "Press <strong>Double-submit</strong>." in timeline
+    assert "<strong>Pay</strong>" not in timeline
+    vi = section(page(client, the_lab.id, VI), "timeline")
+    assert "Bấm <strong>Gửi hai lần</strong>." in vi
+    the_lab.open_lesson("lost-response")
+    assert "Press <strong>Pay</strong>." in section(page(client, the_lab.id, EN), "timeline")
+
+
 @pytest.mark.parametrize("name", ["key-reuse", "decline", "profiles"])
 def test_a_defence_at_work_is_framed_as_what_protects_you(
     app: Flask, client: FlaskClient, name: str

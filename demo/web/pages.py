@@ -366,20 +366,18 @@ def panels_context(lab: Lab, focus: RequestEntry | None = None) -> dict[str, Any
     now = lab.now()
     records = lab.records()[::-1]
     settings = lab.settings
+    # The open lesson's first button, which the empty states name.
+    first_click = (
+        lab.scenario.clicks(lab.fixed)[0] if lab.scenario and lab.scenario.script else "Pay"
+    )
     return {
         "version": version,
         "lab": lab,
         "settings": settings,
         "scenario": lab.scenario,
         "fixed": lab.fixed,
-        "explanation": explain(
-            entries,
-            summary,
-            focus,
-            settings,
-            len(emails),
-            lab.scenario.clicks(lab.fixed)[0] if lab.scenario and lab.scenario.script else "Pay",
-        ),
+        "explanation": explain(entries, summary, focus, settings, len(emails), first_click),
+        "first_click": first_click,
         "clusters": timeline(entries[-TIMELINE_LANES:]),
         "records": [
             {"store": where, "record": r, "expires_in": _duration(r.expires_at - now)}
