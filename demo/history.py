@@ -21,12 +21,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeGuard, cast, get_args
 
-from .charges import ChargeRequest, parse_charge
-from .gateway import Charge
+from .engine.problems import Problem, canonical_json
+from .engine.text import N_, Text
 from .lab import STEPS, Email, Lab, Outcome, RequestEntry, Settings, Step
-from .problems import Problem, canonical_json
-from .scenarios import SCENARIOS, Scenario
-from .text import N_, Text
+from .payments.charges import ChargeRequest, parse_charge
+from .payments.gateway import Charge
+from .payments.scenarios import SCENARIOS, Scenario
 
 KEY = re.compile(r"[\x20-\x7e]{1,255}")
 

@@ -2,7 +2,7 @@
 request log), and the registry that keeps the number of labs bounded.
 
 No web framework here: the web layer hands a lab the raw header values and body bytes,
-and sends back the :class:`~demo.idempotency.Response` it gets, unless the lab says the
+and sends back the :class:`~demo.payments.idempotency.Response` it gets, unless the lab says the
 response never left (a lost response or a crashed instance).
 """
 
@@ -20,9 +20,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal
 
-from .charges import ChargeRequest, parse_charge, parse_idempotency_key
-from .gateway import MAX_LATENCY_MS, CardDeclined, Charge, FakeGateway, GatewayError, summarise
-from .idempotency import (
+from .engine.problems import Problem, canonical_json
+from .engine.text import N_, Reasons, Text
+from .lessons import LESSONS, Lesson, Progress, evidence, observe
+from .payments.charges import ChargeRequest, parse_charge, parse_idempotency_key
+from .payments.gateway import (
+    MAX_LATENCY_MS,
+    CardDeclined,
+    Charge,
+    FakeGateway,
+    GatewayError,
+    summarise,
+)
+from .payments.idempotency import (
     PROFILES,
     Clock,
     IdempotencyStore,
@@ -36,10 +46,7 @@ from .idempotency import (
     fingerprint,
     in_use_problem,
 )
-from .lessons import LESSONS, Lesson, Progress, evidence, observe
-from .problems import Problem, canonical_json
-from .scenarios import SCENARIOS, Scenario
-from .text import N_, Reasons, Text
+from .payments.scenarios import SCENARIOS, Scenario
 
 CHARGES_PATH = "/api/charges"
 """The path the fingerprint covers: the same in every lab, since labs never share a store."""

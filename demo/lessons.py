@@ -15,11 +15,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .text import N_
+from .engine.text import N_
 
 if TYPE_CHECKING:
-    from .gateway import Charge
     from .lab import Email, RequestEntry
+    from .payments.gateway import Charge
 
 RECENT = 40
 """Checks look at this many of the newest finished requests (the log keeps 200)."""

@@ -14,9 +14,10 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from demo.explain import explain
-from demo.gateway import summarise
-from demo.idempotency import (
+from demo.lab import Lab, LabRegistry, Settings
+from demo.payments.explain import explain
+from demo.payments.gateway import summarise
+from demo.payments.idempotency import (
     IdempotencyStore,
     OutcomeUnknown,
     Response,
@@ -24,7 +25,6 @@ from demo.idempotency import (
     execute,
     fingerprint,
 )
-from demo.lab import Lab, LabRegistry, Settings
 
 FP = fingerprint("POST", "/api/charges", {"order_id": "42", "amount": 100000, "currency": "VND"})
 KEY = ["t1:u7:pay:order-42:v1"]

@@ -134,7 +134,7 @@ def test_unknown_scenario_is_404(client: FlaskClient) -> None:
 
 
 def test_every_scenario_page_renders(client: FlaskClient) -> None:
-    from demo.scenarios import SCENARIOS
+    from demo.payments.scenarios import SCENARIOS
 
     for name, scenario in SCENARIOS.items():
         client.post(f"/lab/f1?scenario={name}")

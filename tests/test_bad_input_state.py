@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from demo import history
-from demo.charges import parse_json
-from demo.idempotency import IdempotencyStore, State, StoreFull
+from demo.engine.problems import Problem
 from demo.lab import IN_PROGRESS_S, STEPS, Lab, Settings, shown
-from demo.problems import Problem
+from demo.payments.charges import parse_json
+from demo.payments.idempotency import IdempotencyStore, State, StoreFull
 
 JSON = {"Accept": "application/json"}
 BODY = {"order_id": "42", "amount": 100000}
@@ -74,7 +74,7 @@ def _trace_calls() -> list[tuple[str, str, set[str]]]:
     """Every ``trace("step", **detail)`` and ``Step("step", at, {...})`` in the core's
     source: (file, step, detail names)."""
     found = []
-    for path in (DEMO / "idempotency.py", DEMO / "lab.py"):
+    for path in sorted(DEMO.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if not isinstance(node, ast.Call) or not node.args:
                 continue
@@ -515,7 +515,7 @@ def test_the_store_evicts_the_oldest_completed_or_abandoned_record() -> None:
 
 
 def _ok() -> Any:
-    from demo.idempotency import Response
+    from demo.payments.idempotency import Response
 
     return Response(201, b"{}")
 

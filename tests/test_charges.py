@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from demo.charges import (
+from demo.engine.problems import Problem
+from demo.payments.charges import (
     BLANK_QUOTED_KEY_PATTERN,
     KEY_FIELD_PATTERN,
     MAX_KEY_FIELD_LENGTH,
@@ -20,8 +21,7 @@ from demo.charges import (
     parse_charge,
     parse_idempotency_key,
 )
-from demo.idempotency import fingerprint
-from demo.problems import Problem
+from demo.payments.idempotency import fingerprint
 
 
 def fp(body: bytes) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from demo.lab import Lab, Settings
-from demo.scenarios import SCENARIOS
+from demo.payments.scenarios import SCENARIOS
 
 BODY = b'{"order_id": "42", "amount": 100000}'
 KEY = ["t1:u7:pay:order-42:v1"]
@@ -227,7 +227,7 @@ def test_retry_after_ttl_expiry_charges_again_and_a_longer_ttl_replays() -> None
 
 @pytest.mark.parametrize("bad", [0, -5, 1.5, True, "1", None, 30 * 24 * 3600 + 1])
 def test_bad_clock_advances_are_422(bad: Any) -> None:
-    from demo.problems import Problem
+    from demo.engine.problems import Problem
 
     with pytest.raises(Problem) as caught:
         make().advance(bad)
@@ -289,8 +289,8 @@ def test_inline_email_is_sent_again_by_the_recovered_retry() -> None:
 
 
 def test_a_recovered_charge_with_a_second_email_is_not_told_as_a_success() -> None:
-    from demo.explain import explain
-    from demo.gateway import summarise
+    from demo.payments.explain import explain
+    from demo.payments.gateway import summarise
 
     lab = make(fault="crash_after_charge", recovery="downstream_key", email="inline")
     lab.create_charge(KEY, BODY)
@@ -447,8 +447,8 @@ def test_a_request_from_before_a_reset_never_fires_the_fresh_labs_fault() -> Non
 
 
 def test_recovered_without_a_crash_is_explained_as_the_gateway_catching_it() -> None:
-    from demo.explain import explain
-    from demo.gateway import summarise
+    from demo.payments.explain import explain
+    from demo.payments.gateway import summarise
 
     lab = make(recovery="downstream_key")
     lab.create_charge(KEY, BODY)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from demo.gateway import FakeGateway, summarise
+from demo.payments.gateway import FakeGateway, summarise
 
 
 def charge(gw: FakeGateway, order: str, key: str | None = "k") -> str:

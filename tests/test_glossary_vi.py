@@ -10,8 +10,8 @@ import pytest
 from babel.messages.pofile import read_po
 
 from demo import create_app
-from demo.step_names import step_name
-from demo.text import Text, translate
+from demo.engine.text import Text, translate
+from demo.payments.step_names import step_name
 from demo.web.i18n import MISSING, TRANSLATIONS
 
 PO = TRANSLATIONS / "vi" / "LC_MESSAGES" / "messages.po"

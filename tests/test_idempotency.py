@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from demo.idempotency import (
+from demo.payments.idempotency import (
     REPLAYED_HEADER,
     IdempotencyStore,
     Response,
@@ -372,7 +372,7 @@ def test_reject_answers_in_use_within_the_deadline() -> None:
 
 
 def test_a_duplicate_gives_up_on_the_lock_after_the_timeout() -> None:
-    from demo.idempotency import KeyBusy
+    from demo.payments.idempotency import KeyBusy
 
     store = IdempotencyStore()
     held, done = threading.Event(), threading.Event()

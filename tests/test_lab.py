@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
+from demo.engine.problems import Problem
 from demo.lab import Lab, LabRegistry, Settings
-from demo.problems import Problem
 
 BODY = b'{"order_id": "42", "amount": 100000}'
 
@@ -71,7 +71,7 @@ def test_lock_off_double_submit_charges_twice_lock_on_once() -> None:
 
 
 def test_gateway_failure_is_502_and_releases_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    from demo.gateway import GatewayError
+    from demo.payments.gateway import GatewayError
 
     the_lab = lab()
 

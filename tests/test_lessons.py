@@ -11,9 +11,9 @@ from collections.abc import Callable
 import pytest
 from test_step_mode import requests, step
 
+from demo.engine.problems import Problem
 from demo.lab import Lab, Settings
 from demo.lessons import LESSONS, PATH
-from demo.problems import Problem
 
 BODY = b'{"order_id": "42", "amount": 100000}'
 OTHER = b'{"order_id": "42", "amount": 101000}'

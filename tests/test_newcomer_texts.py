@@ -14,7 +14,7 @@ from flask.testing import FlaskClient
 from demo import create_app
 from demo.lab import Lab, LabRegistry
 from demo.lessons import PATH
-from demo.scenarios import SCENARIOS
+from demo.payments.scenarios import SCENARIOS
 from demo.web.i18n import MISSING
 
 EN = {"Accept-Language": "en"}
@@ -152,9 +152,9 @@ def test_the_settings_line_is_labelled_as_the_current_settings(
 
 
 def test_the_race_sentence_speaks_of_the_requests_settings() -> None:
-    from demo.explain import explain
-    from demo.gateway import summarise
     from demo.lab import Settings
+    from demo.payments.explain import explain
+    from demo.payments.gateway import summarise
 
     race = Lab("race-words", settings=Settings(lock=False, gateway_latency_ms=50))
     import threading

@@ -18,8 +18,8 @@ from schemathesis.core import NOT_SET
 from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
 
 from demo import create_app
-from demo.openapi import document
 from demo.web.i18n import LANGUAGES
+from demo.web.openapi import document
 
 DOC = document(tuple(LANGUAGES))
 load_all_checks()
@@ -285,10 +285,10 @@ def test_the_key_header_is_documented_with_its_true_bounds(client: FlaskClient) 
 
 
 def test_the_document_is_built_from_the_rules_that_check_requests() -> None:
-    from demo.charges import ORDER_ID_PATTERN
     from demo.lab import RANGES
     from demo.lessons import PATH
-    from demo.scenarios import SCENARIOS
+    from demo.payments.charges import ORDER_ID_PATTERN
+    from demo.payments.scenarios import SCENARIOS
 
     schemas = DOC["components"]["schemas"]
     assert schemas["ChargeRequest"]["properties"]["order_id"]["pattern"] == ORDER_ID_PATTERN
@@ -331,7 +331,7 @@ def test_one_key_with_nfc_then_nfd_cafe_is_409(client: FlaskClient) -> None:
 
 
 def _accepted(parse: Any, body: Any) -> bool:
-    from demo.problems import Problem
+    from demo.engine.problems import Problem
 
     try:
         parse(body)
@@ -368,7 +368,7 @@ def test_the_settings_schema_is_the_settings_rule(body: dict[str, Any]) -> None:
 @settings(max_examples=300, deadline=None)
 @given(body=charge_like)
 def test_the_charge_schema_is_the_charge_rule(body: dict[str, Any]) -> None:
-    from demo.charges import parse_charge
+    from demo.payments.charges import parse_charge
 
     documented = validator(DOC["components"]["schemas"]["ChargeRequest"]).is_valid(body)
     assume(not _integral_floats(body))  # 100000.0: refused, which JSON Schema cannot say

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
+from demo.engine.problems import Problem
 from demo.lab import Lab, Settings
-from demo.problems import Problem
 
 KEY = ["t1:u7:pay:order-42:v1"]
 BODY = b'{"order_id": "42", "amount": 100000}'
@@ -372,8 +372,8 @@ def test_a_gateway_replay_is_told_after_its_call() -> None:
 
 
 def test_a_replay_after_waiting_on_a_paused_holder_says_what_it_waited_for() -> None:
-    from demo.explain import explain
-    from demo.gateway import summarise
+    from demo.payments.explain import explain
+    from demo.payments.gateway import summarise
 
     lab = make(lock=True)
     with requests(lab, 2):

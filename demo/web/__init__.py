@@ -7,9 +7,9 @@ import ipaddress
 from flask import current_app, g, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from ..engine.problems import Problem
+from ..engine.text import N_
 from ..lab import Lab, LabRegistry
-from ..problems import Problem
-from ..text import N_
 
 
 def labs() -> LabRegistry:

@@ -9,12 +9,12 @@ from typing import Any
 
 from flask import Blueprint, Response, g, jsonify, request
 
-from ..charges import parse_json
-from ..idempotency import Response as CoreResponse
+from ..engine.problems import Problem
+from ..engine.text import N_, Text
 from ..lab import no_response
-from ..problems import Problem
+from ..payments.charges import parse_json
+from ..payments.idempotency import Response as CoreResponse
 from ..server import client_socket
-from ..text import N_, Text
 from . import is_htmx, lab_to_read, lab_to_write, pages, read_body
 
 bp = Blueprint("api", __name__, url_prefix="/lab/<lab_id>/api")

@@ -11,9 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .. import idempotency
+from ..engine.text import N_
 from ..lab import Lab
-from ..text import N_
+from ..payments import idempotency
 
 _TRACE = re.compile(r'trace\(\s*"([^"]+)"')
 SHOWN: tuple[Callable[..., Any], ...] = (
@@ -36,7 +36,7 @@ class Line:
 
 @functools.cache
 def handler_lines() -> tuple[Line, ...]:
-    """The lines of :func:`~demo.idempotency.execute` and the helpers it calls."""
+    """The lines of :func:`~demo.payments.idempotency.execute` and the helpers it calls."""
     lines: list[Line] = []
     for function in SHOWN:
         source, first = inspect.getsourcelines(function)

@@ -9,8 +9,8 @@ import json
 from flask import Flask, Response, render_template, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
-from ..problems import PROBLEM_JSON, Problem
-from ..text import N_, Text
+from ..engine.problems import PROBLEM_JSON, Problem
+from ..engine.text import N_, Text
 from . import is_htmx
 
 CSP = (

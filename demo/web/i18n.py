@@ -16,7 +16,7 @@ from flask import Flask, current_app, g, has_request_context, request
 from flask_babel import Babel, Domain, get_locale
 from flask_babel import gettext as babel_gettext
 
-from ..text import Text, set_translator, translate
+from ..engine.text import Text, set_translator, translate
 from . import current_lab
 
 LANGUAGES = {"en": "English", "vi": "Tiếng Việt"}
@@ -70,7 +70,7 @@ def _lookup(message: str) -> str:
 
 
 def t(message: str | Text | None) -> str:
-    """Jinja filter ``|t``: a marked literal or a :class:`~demo.text.Text`, translated."""
+    """Jinja filter ``|t``: a marked literal or a :class:`~demo.engine.text.Text`, translated."""
     return "" if message is None else translate(message)
 
 

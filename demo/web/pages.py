@@ -16,19 +16,19 @@ from flask import Blueprint, Response, jsonify, redirect, render_template, reque
 from flask_babel import format_decimal
 from werkzeug.wrappers import Response as BaseResponse
 
-from ..explain import explain
-from ..gateway import summarise
-from ..idempotency import PROFILES
+from ..engine.problems import Problem
+from ..engine.text import N_, Text, translate
 from ..lab import Lab, LabRegistry, RequestEntry, Step
 from ..lessons import LESSONS, PATH, Lesson
-from ..openapi import document
-from ..problems import Problem
-from ..scenarios import SCENARIOS
-from ..step_names import step_name
-from ..text import N_, Text, translate
+from ..payments.explain import explain
+from ..payments.gateway import summarise
+from ..payments.idempotency import PROFILES
+from ..payments.scenarios import SCENARIOS
+from ..payments.step_names import step_name
 from . import lab_to_read, lab_to_write
 from .code import handler_lines, where
 from .i18n import LANGUAGES
+from .openapi import document
 from .sequence import diagram
 
 bp = Blueprint("pages", __name__)

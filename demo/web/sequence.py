@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..gateway import LedgerSummary
+from ..engine.text import N_, Text, translate
 from ..lab import RequestEntry
-from ..text import N_, Text, translate
+from ..payments.gateway import LedgerSummary
 
 LANE_W = 170
 TOP = 70

@@ -12,13 +12,13 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.wrappers import Response as BaseResponse
 
 from .. import history
-from ..charges import parse_json
-from ..gateway import summarise
+from ..engine.problems import Problem
+from ..engine.text import N_
 from ..lab import Lab
 from ..lessons import PATH
-from ..problems import Problem
-from ..scenarios import SCENARIOS
-from ..text import N_
+from ..payments.charges import parse_json
+from ..payments.gateway import summarise
+from ..payments.scenarios import SCENARIOS
 from . import is_htmx, lab_to_read, lab_to_write, labs, pages, read_body
 
 bp = Blueprint("workshop", __name__)

@@ -4,7 +4,7 @@ the timeline uses for it (the glossary keeps code names in English and glosses t
 
 from __future__ import annotations
 
-from .text import N_, Text
+from ..engine.text import N_, Text
 
 _NAMED: dict[str, str] = {
     "validate": N_("validate"),

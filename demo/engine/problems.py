@@ -22,7 +22,7 @@ class Problem(Exception):
         the type is the relative URI ``/problems/<slug>``.
     :param title: a short, fixed summary of the problem type (marked with ``N_``).
     :param detail: what went wrong with *this* request, in a plain sentence: a marked
-        literal or a :class:`~demo.text.Text` with parameters. Both are translated into
+        literal or a :class:`~demo.engine.text.Text` with parameters. Both are translated into
         the request's language when the body is built.
     :param retry_after_s: when to try again, in seconds: sent as ``Retry-After``.
     :param extra: extension members, e.g. ``errors`` (a list of field errors).

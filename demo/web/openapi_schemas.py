@@ -1,9 +1,9 @@
 """The JSON Schemas of the OpenAPI document, built from the objects that check requests.
 
-The charge body comes from :class:`~demo.charges.ChargeRequest` and the patterns and
-limits of :mod:`demo.charges`, the settings from :class:`~demo.lab.Settings` (its fields,
+The charge body comes from :class:`~demo.payments.charges.ChargeRequest` and the patterns and
+limits of :mod:`demo.payments.charges`, the settings from :class:`~demo.lab.Settings` (its fields,
 defaults, ``CHOICES``, ``RANGES`` and the docstring's ``:param:`` lines), lesson and
-scenario names from :data:`~demo.lessons.PATH` and :data:`~demo.scenarios.SCENARIOS`. A
+scenario names from :data:`~demo.lessons.PATH` and :data:`~demo.payments.scenarios.SCENARIOS`. A
 rule changed there changes the document; ``tests/test_openapi.py`` and
 ``tests/test_charges.py`` check that the patterns and the parsers agree.
 """
@@ -14,8 +14,10 @@ import dataclasses
 import re
 from typing import Any
 
-from . import history
-from .charges import (
+from .. import history
+from ..lab import CHOICES, MAX_ADVANCE_S, RANGES, Settings
+from ..lessons import PATH
+from ..payments.charges import (
     ALLOWED_FIELDS,
     BLANK_QUOTED_KEY_PATTERN,
     CURRENCY_PATTERN,
@@ -27,9 +29,7 @@ from .charges import (
     ORDER_ID_PATTERN,
     ChargeRequest,
 )
-from .lab import CHOICES, MAX_ADVANCE_S, RANGES, Settings
-from .lessons import PATH
-from .scenarios import SCENARIOS
+from ..payments.scenarios import SCENARIOS
 
 INTEGER_RULE = (
     "A JSON integer: a number written with a fraction or an exponent (24.0, 2.4e1) is "
@@ -47,7 +47,7 @@ def ref(name: str) -> dict[str, str]:
 
 
 def key_header() -> dict[str, Any]:
-    """The ``Idempotency-Key`` header parameter: :func:`demo.charges.parse_idempotency_key`."""
+    """The ``Idempotency-Key`` header: :func:`~demo.payments.charges.parse_idempotency_key`."""
     return {
         "name": "Idempotency-Key",
         "in": "header",
@@ -73,7 +73,7 @@ def key_header() -> dict[str, Any]:
 
 
 def charge_request() -> dict[str, Any]:
-    """The charge body: the rules of :func:`demo.charges.parse_charge`."""
+    """The charge body: the rules of :func:`demo.payments.charges.parse_charge`."""
     properties: dict[str, dict[str, Any]] = {
         "order_id": {
             "type": "string",
@@ -196,7 +196,7 @@ def history_outline() -> dict[str, Any]:
 
 
 def problem() -> dict[str, Any]:
-    """An RFC 9457 problem, as :meth:`demo.problems.Problem.to_dict` writes it."""
+    """An RFC 9457 problem, as :meth:`demo.engine.problems.Problem.to_dict` writes it."""
     return {
         "type": "object",
         "required": ["type", "title", "status", "detail"],

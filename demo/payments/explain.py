@@ -10,10 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from ..engine.text import N_, Text
+from ..lab import RequestEntry, Settings
 from .gateway import LedgerSummary
-from .lab import RequestEntry, Settings
 from .step_names import step_name
-from .text import N_, Text
 
 Tone = Literal["idle", "charged", "replayed", "conflict", "error", "double"]
 
@@ -23,7 +23,7 @@ class Explanation:
     """A headline and one to three sentences; ``tone`` picks the badge and colour.
 
     Texts are marked for translation (a literal marked with ``N_``, or a
-    :class:`~demo.text.Text` with parameters): the page translates them; ``str()`` of
+    :class:`~demo.engine.text.Text` with parameters): the page translates them; ``str()`` of
     each gives the English.
     """
 

@@ -1,6 +1,6 @@
 """The OpenAPI 3.1 document of the lab's HTTP API, served at ``/openapi.json``.
 
-The schemas come from the objects that check requests (:mod:`demo.openapi_schemas`), so
+The schemas come from the objects that check requests (:mod:`demo.web.openapi_schemas`), so
 the document cannot drift from them silently; ``tests/test_openapi.py`` checks it against
 the app's real routes and runs schemathesis against it.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from ..lab import LAB_ID as LAB_ID_RULE
 from . import openapi_schemas as schemas
-from .lab import LAB_ID as LAB_ID_RULE
 
 PROBLEM = {"$ref": "#/components/responses/Problem"}
 REPLAYED = {

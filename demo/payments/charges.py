@@ -1,7 +1,7 @@
 """The charge endpoint's input rules: the request body and the ``Idempotency-Key`` header.
 
 Validation comes first and stores nothing, so a corrected retry with the same key goes
-through. Errors are :class:`~demo.problems.Problem` with status 400 (unreadable) or
+through. Errors are :class:`~demo.engine.problems.Problem` with status 400 (unreadable) or
 422 (readable, but not a valid charge).
 """
 
@@ -14,8 +14,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from .problems import Problem
-from .text import N_, Reasons, Text
+from ..engine.problems import Problem
+from ..engine.text import N_, Reasons, Text
 
 MAX_AMOUNT = 10**15
 """The largest amount accepted, in minor units."""

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .text import N_
+from ..engine.text import N_
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, Literal, Protocol
 
-from .problems import Problem, canonical_json
-from .text import N_, Text
+from ..engine.problems import Problem, canonical_json
+from ..engine.text import N_, Text
 
 Clock = Callable[[], float]
 """A clock in seconds (``time.time`` by default); tests and the lab inject their own."""

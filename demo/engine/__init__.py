@@ -1,0 +1,1 @@
+"""The engine every lab shares: no web framework here."""

@@ -1,0 +1,1 @@
+"""The payment lab: idempotency keys on an HTTP charge endpoint."""
