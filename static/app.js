@@ -205,6 +205,15 @@
     }
   });
 
+  // The lab clock's line beside its buttons follows the panels (+1 h / +25 h, Reset).
+  document.body.addEventListener("htmx:afterSwap", function () {
+    var panels = byId("panels");
+    var out = byId("clock-now");
+    if (panels && out && panels.dataset.clock && out.textContent !== panels.dataset.clock) {
+      out.textContent = panels.dataset.clock;
+    }
+  });
+
   // Presenter mode: when requests stop in step mode, bring their lanes on screen (a
   // presenter remote cannot scroll).
   var lanesShown = false;
