@@ -466,6 +466,11 @@
 
   document.addEventListener("keydown", function (evt) {
     var target = evt.target;
+    // The key field wraps a long key but holds one line: Enter adds no line break.
+    if (target && target.id === "idempotency-key" && evt.key === "Enter") {
+      evt.preventDefault();
+      return;
+    }
     if (evt.ctrlKey || evt.metaKey || evt.altKey) return;
     if (overlayOpen()) {
       if (evt.key === "Escape" || (evt.key === "?" && shortcutsOn())) {
