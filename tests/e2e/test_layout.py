@@ -120,6 +120,19 @@ def test_step_mode_and_the_lab_clock_show_above_the_fold_and_the_clock_answers_b
         _in_view(page, "#step h2")  # its top, where it says what to do
     finally:
         context.close()
+    # In Vietnamese too (longer labels).
+    context = browser.new_context(viewport=VIEWPORT, extra_http_headers={"Accept-Language": "vi"})
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/lab/e2e-fold-vi-{secrets.token_hex(4)}")
+        expect(page.locator("#explain .headline")).to_have_text("Chưa gửi gì")
+        page.get_by_role("button", name="+25 h", exact=True).click()
+        expect(page.locator("#clock-now")).to_have_text("Hiện tại +25h 00m; một key sống 24h 00m.")
+        assert page.evaluate("window.scrollY") == 0
+        for selector in ("input[name=step_mode]", "button[data-action='+25 h']", "#clock-now"):
+            _in_view(page, selector)
+    finally:
+        context.close()
 
 
 KEY_60 = "t1:user-0123456789:pay:order-20261130-ABCDEFGHIJKLMNOPQR:v12"
