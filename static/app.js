@@ -205,6 +205,15 @@
     }
   });
 
+  // The lab clock's line beside its buttons follows the panels (+1 h / +25 h, Reset).
+  document.body.addEventListener("htmx:afterSwap", function () {
+    var panels = byId("panels");
+    var out = byId("clock-now");
+    if (panels && out && panels.dataset.clock && out.textContent !== panels.dataset.clock) {
+      out.textContent = panels.dataset.clock;
+    }
+  });
+
   // Presenter mode: when requests stop in step mode, bring their lanes on screen (a
   // presenter remote cannot scroll).
   var lanesShown = false;
@@ -457,6 +466,11 @@
 
   document.addEventListener("keydown", function (evt) {
     var target = evt.target;
+    // The key field wraps a long key but holds one line: Enter adds no line break.
+    if (target && target.id === "idempotency-key" && evt.key === "Enter") {
+      evt.preventDefault();
+      return;
+    }
     if (evt.ctrlKey || evt.metaKey || evt.altKey) return;
     if (overlayOpen()) {
       if (evt.key === "Escape" || (evt.key === "?" && shortcutsOn())) {

@@ -181,6 +181,18 @@ class TestRegistry:
         assert registry.peek("blank") is None and registry.peek("kept") is kept
         assert blank.is_blank() and not kept.is_blank()
 
+    def test_active_in_use_leaves_out_unproven_and_blank_labs(self) -> None:
+        now = [0.0]
+        registry = LabRegistry(make_lab=fast, clock=lambda: now[0])
+        registry.get("person", source="a").create_charge(["k"], BODY)
+        registry.get("flood", source="b").create_charge(["k"], BODY)  # written once only
+        registry.get("blank", source="c")
+        now[0] = 5
+        registry.get("person", source="a")  # an open page comes back: proven
+        registry.get("blank", source="c")  # proven, but holds nothing
+        assert len(registry.active(60)) == 3
+        assert registry.active(60, in_use=True) == [registry.peek("person")]
+
     def test_a_full_registry_of_labs_in_use_answers_503_with_retry_after(self) -> None:
         now = [0.0]
         registry = LabRegistry(

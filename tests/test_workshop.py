@@ -113,8 +113,10 @@ def test_the_instructor_view_needs_the_token(client: FlaskClient, query: str) ->
 
 
 def test_the_instructor_view_counts_the_room_and_names_no_lab(
-    app: Flask, client: FlaskClient
+    app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A person's lab is proven once used again a moment after its creation; here, at once.
+    monkeypatch.setattr("demo.lab.PROVEN_AFTER_S", 0.0)
     client.post("/lab/room-a-secret?lesson=decline")
     pay(client, "room-a-secret")
     pay(client, "room-a-secret")
@@ -134,6 +136,25 @@ def test_the_instructor_view_counts_the_room_and_names_no_lab(
     assert '<td class="achieved-count">0</td>' in row
     stats = client.get(f"/instructor/stats?token={token(app)}").text
     assert 'class="big active-labs">2<' in stats
+
+
+def test_the_instructor_view_counts_only_labs_in_use_not_a_flood(
+    app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 10 (L10): a flood writes once to each of many ids (unproven labs), or leaves
+    them blank; "active labs" counts only the labs people use."""
+    monkeypatch.setattr("demo.lab.PROVEN_AFTER_S", 0.0)
+    client.post("/lab/room-person?lesson=race")
+    pay(client, "room-person")
+    monkeypatch.setattr("demo.lab.PROVEN_AFTER_S", 3600.0)  # the flood's labs stay unproven
+    for n in range(5):
+        pay(client, f"room-flood-{n}")
+    monkeypatch.setattr("demo.lab.PROVEN_AFTER_S", 0.0)
+    client.post("/lab/room-blank/api/reset")  # proven, but blank: nothing in it
+    client.post("/lab/room-blank/api/reset")
+    html = client.get(f"/instructor?token={token(app)}").text
+    assert '<span class="big active-labs">1</span>' in html
+    assert '<span class="room-charged">1</span> / <span class="room-intended">1</span>' in html
 
 
 # -- export and replay -----------------------------------------------------------------

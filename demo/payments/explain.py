@@ -39,6 +39,8 @@ def explain(
     settings: Settings | None = None,
     emails: int = 0,
     first_click: str = "Pay",
+    *,
+    in_scenario: bool = False,
 ) -> Explanation:
     """Explain ``focus`` (default: the latest finished request) among ``entries``.
 
@@ -48,6 +50,8 @@ def explain(
     :param emails: receipt e-mails sent so far.
     :param first_click: the open lesson's first button (``data-action`` name), which
         the hint before any request names.
+    :param in_scenario: a scenario's card is open: the hint before any request points to
+        its steps, which name each button.
     """
     settings = settings or Settings()
     finished = [e for e in entries if e.finished is not None]
@@ -74,6 +78,13 @@ def explain(
                     "the timeline; the gateway takes the latency you set."
                 ),
             ),
+        )
+    if (focus is None or focus.finished is None) and in_scenario and first_click != "Double-submit":
+        # The card's steps name the buttons (lesson 2: Retry with a new key, not Retry).
+        return Explanation(
+            "idle",
+            N_("Nothing sent yet"),
+            (N_("Press Pay, then follow the steps on the card: each step names its button."),),
         )
     if (focus is None or focus.finished is None) and first_click == "Double-submit":
         return Explanation(
@@ -570,6 +581,28 @@ def _charged(
                 N_(
                     "No Idempotency-Key was sent, so nothing protects this payment: a retry "
                     "would charge again."
+                ),
+            ),
+        )
+    failed = next((e for e in reversed(earlier) if e.key == focus.key), None)
+    if failed is not None and failed.outcome == "error":
+        # Lesson 9: the gateway failed before charging, so the key was released; this is
+        # the same key's retry, not a new key.
+        return Explanation(
+            "charged",
+            Text("CHARGED — %(charge)s for order %(order)s", charge=focus.charge_id, order=order),
+            (
+                Text(
+                    "The same key %(key)s, retried: #%(id)s failed before the gateway charged "
+                    "(%(status)s), so the server released the key, and this retry ran the "
+                    "handler again and charged once.",
+                    key=focus.key,
+                    id=failed.id,
+                    status=failed.status,
+                ),
+                N_(
+                    "Press Retry: the same key and body replay this response instead of "
+                    "charging again."
                 ),
             ),
         )

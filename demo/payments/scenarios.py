@@ -39,6 +39,8 @@ class Scenario:
     fix_client: Mapping[str, Any] = field(default_factory=dict)
     fix_script: tuple[str, ...] = ()
     fix_steps: tuple[str, ...] = ()
+    fix_note: str = ""
+    """A "go further" note shown after the fixed steps, not numbered as a step."""
     defence: bool = False
     """The point is that the defence works (a refusal, a replayed decline): the card
     frames it as "what protects you", with "the other case" in place of a fix."""
@@ -296,10 +298,10 @@ SCENARIOS: dict[str, Scenario] = {
             fix_steps=(
                 N_("Press Pay: the gateway fails before charging (502), and the key is released."),
                 N_("Press Retry: the same key runs again and charges once."),
-                N_(
-                    "A real timeout or 502 is not so clear: the charge may have gone through. "
-                    "Try it in the scenario “Timeout after the charge”."
-                ),
+            ),
+            fix_note=N_(
+                "A real timeout or 502 is not so clear: the charge may have gone through. "
+                "Try it in the scenario “Timeout after the charge”."
             ),
             defence=True,
         ),

@@ -136,6 +136,8 @@ class Offer:
     text: str | Text
     button: str | Text
     action: str
+    also: str | Text = ""
+    """A second change the same link makes (presenter mode beside a lesson or scenario)."""
 
 
 def _check_names(lesson: str | None, scenario: str | None) -> None:
@@ -169,6 +171,14 @@ def _offer(lab: Lab) -> Offer | None:
     _check_names(lesson, scenario)
     query: dict[str, Any] = {name: args[name] for name in LINK_ARGS if name in args}
     action = url_for("pages.open_link", lab_id=lab.id, **query)
+    # A link may carry presenter mode too: the offer names both changes.
+    also = (
+        N_("It also switches this lab to presenter mode.")
+        if present == "1"
+        else N_("It also switches presenter mode off.")
+        if present == "0"
+        else ""
+    )
     if lesson is not None:
         n = [item.name for item in PATH].index(lesson) + 1
         title = SCENARIOS[lesson].title
@@ -177,6 +187,7 @@ def _offer(lab: Lab) -> Offer | None:
                  title=Text(title)),
             Text("Open lesson %(n)s", n=n),
             action,
+            also,
         )  # fmt: skip
     if scenario is not None and scenario != "none":
         name = Text(SCENARIOS[scenario].title)
@@ -187,9 +198,10 @@ def _offer(lab: Lab) -> Offer | None:
             else Text("This link starts the scenario %(title)s afresh in this lab.", title=name),
             N_("Start the scenario"),
             action,
+            also,
         )  # fmt: skip
     if scenario == "none":
-        return Offer(N_("This link leaves the scenario."), N_("Leave the scenario"), action)
+        return Offer(N_("This link leaves the scenario."), N_("Leave the scenario"), action, also)
     if present == "1":
         return Offer(
             N_("This link switches this lab to presenter mode."),
@@ -376,7 +388,15 @@ def panels_context(lab: Lab, focus: RequestEntry | None = None) -> dict[str, Any
         "settings": settings,
         "scenario": lab.scenario,
         "fixed": lab.fixed,
-        "explanation": explain(entries, summary, focus, settings, len(emails), first_click),
+        "explanation": explain(
+            entries,
+            summary,
+            focus,
+            settings,
+            len(emails),
+            first_click,
+            in_scenario=lab.scenario is not None,
+        ),
         "first_click": first_click,
         "clusters": timeline(entries[-TIMELINE_LANES:]),
         "records": [

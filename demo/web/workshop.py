@@ -154,8 +154,9 @@ def _no_store(html: str) -> Response:
 
 
 def room() -> dict[str, Any]:
-    """Counts over the active labs; never a lab's id."""
-    active = [lab for lab in labs().active(ACTIVE_S) if not lab.read_only]
+    """Counts over the active labs (labs in use: not the blank or unproven ones a flood
+    makes, see :meth:`LabRegistry.active`); never a lab's id."""
+    active = [lab for lab in labs().active(ACTIVE_S, in_use=True) if not lab.read_only]
     achieved = [lab.achieved() for lab in active]
     charged = intended = 0
     for lab in active:

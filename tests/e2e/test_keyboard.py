@@ -214,3 +214,57 @@ def test_new_order_from_the_keyboard_keeps_the_focus(
     expect(page.locator("#order-id")).not_to_have_value(before)
     settled(page)
     expect(page.get_by_role("button", name="New order")).to_be_focused()
+
+
+def test_a_skip_link_is_the_first_tab_stop_and_reaches_the_lesson_card(
+    page: Page, live_server: Any, open_link: Any, errors: Any
+) -> None:
+    """Issue 10, L7: the lesson card was 56 Tab presses away."""
+    open_link(page, f"{live_server.url}/lab/e2e-skip-{secrets.token_hex(4)}?lesson=lost-response")
+    skip = page.get_by_role("link", name="Skip to the lesson")
+    assert not skip.evaluate("el => el.getBoundingClientRect().bottom > 0")  # hidden off screen
+    page.keyboard.press("Tab")
+    expect(skip).to_be_focused()
+    box = skip.bounding_box()
+    assert box is not None and box["y"] >= 0 and box["height"] > 0  # visible on focus
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => document.getElementById('lesson').contains(document.activeElement)")
+    # The second link skips to the lab itself: the order form.
+    page.reload()
+    expect(page.locator("#lesson")).to_be_visible()
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("link", name="Skip to the lab")).to_be_focused()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    assert page.evaluate(
+        "() => document.getElementById('order-form').contains(document.activeElement)"
+    )
+
+
+def test_next_step_after_the_last_lesson_goes_to_the_wrap_up(
+    page: Page, live_server: Any, open_link: Any, errors: Any
+) -> None:
+    """Issue 10, L8: after lesson 10 of 10, Next step did nothing, silently."""
+    from demo.lessons import PATH, Progress
+
+    lab_id = f"e2e-last-{secrets.token_hex(4)}"
+    last = PATH[-1].name
+    open_link(page, f"{live_server.url}/lab/{lab_id}?lesson={last}")
+    lab = live_server.lab(lab_id)
+    lab.apply_scenario(last, fixed=True)  # the lesson's second half, as Apply the fix does
+    for item in PATH:
+        lab.progress[item.name] = Progress(met_at={c.id: 0.0 for c in item.checks})
+    page.reload()
+    expect(page.locator("[data-path-end]")).to_have_text("The wrap-up →")
+    n = page.evaluate("() => document.querySelector('main').dataset.script.split('|').length")
+    for i in range(n):
+        page.get_by_role("button", name="Next step").click()
+        expect(page.locator(".lane")).to_have_count(i + 1)
+        expect(page.locator(".lane.outcome-in_flight")).to_have_count(0)
+        settled(page)
+    page.get_by_role("button", name="Next step").click()  # past the last step: onward
+    expect(page.locator("#lesson")).to_have_count(0)
+    expect(page.locator("#path .wrap-up")).to_be_visible()
+    expect(page.locator("#path .wrap-up")).to_contain_text("All ten lessons achieved")

@@ -92,3 +92,78 @@ def test_quiet_buttons_read_as_enabled(page: Page, live_server: Any, open_link: 
     normal = page.get_by_role("button", name="Run the steps", exact=True)
     style = "el => [getComputedStyle(el).color, getComputedStyle(el).opacity]"
     assert quiet.evaluate(style) == normal.evaluate(style)
+
+
+def test_step_mode_and_the_lab_clock_show_above_the_fold_and_the_clock_answers_beside_it(
+    browser: Browser, live_server: Any
+) -> None:
+    """Issue 10, L1: at 1280×800 with no lesson open, the step-mode switch and the lab
+    clock's +25 h are on screen, and +25 h says where the clock is now, beside itself."""
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/lab/e2e-fold-free-{secrets.token_hex(4)}")
+        expect(page.locator("#explain .headline")).to_have_text("Nothing sent yet")
+        _in_view(page, "input[name=step_mode]")
+        _in_view(page, "button[data-action='+25 h']")
+        _in_view(page, "#clock-now")
+        expect(page.locator("#clock-now")).to_have_text("Now: real time; a key lives 24h 00m.")
+        page.get_by_role("button", name="+25 h", exact=True).click()
+        expect(page.locator("#clock-now")).to_have_text("Now +25h 00m; a key lives 24h 00m.")
+        assert page.evaluate("window.scrollY") == 0
+        _in_view(page, "#clock-now")
+        page.get_by_role("button", name="+1 h", exact=True).click()
+        expect(page.locator("#clock-now")).to_have_text("Now +26h 00m; a key lives 24h 00m.")
+        # Step mode switched on from there: its panel shows without scrolling too.
+        page.locator("input[name=step_mode]").check()
+        expect(page.locator("#step")).to_be_visible()
+        _in_view(page, "#step h2")  # its top, where it says what to do
+    finally:
+        context.close()
+    # In Vietnamese too (longer labels).
+    context = browser.new_context(viewport=VIEWPORT, extra_http_headers={"Accept-Language": "vi"})
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/lab/e2e-fold-vi-{secrets.token_hex(4)}")
+        expect(page.locator("#explain .headline")).to_have_text("Chưa gửi gì")
+        page.get_by_role("button", name="+25 h", exact=True).click()
+        expect(page.locator("#clock-now")).to_have_text("Hiện tại +25h 00m; một key sống 24h 00m.")
+        assert page.evaluate("window.scrollY") == 0
+        for selector in ("input[name=step_mode]", "button[data-action='+25 h']", "#clock-now"):
+            _in_view(page, selector)
+    finally:
+        context.close()
+
+
+KEY_60 = "t1:user-0123456789:pay:order-20261130-ABCDEFGHIJKLMNOPQR:v12"
+
+
+def test_a_60_character_key_is_read_whole_in_the_key_field(
+    browser: Browser, live_server: Any
+) -> None:
+    """Issue 10, L2: the key field wraps a long key and grows with it; nothing is cut."""
+    assert len(KEY_60) == 60
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/lab/e2e-key60-{secrets.token_hex(4)}")
+        field = page.locator("#idempotency-key")
+        one_line = field.bounding_box()
+        field.fill(KEY_60)
+        field.press("Enter")  # one line: Enter adds no break
+        assert field.input_value() == KEY_60
+        box = _in_view(page, "#idempotency-key")
+        assert one_line is not None and box["height"] > one_line["height"]  # it grew
+        clipped = field.evaluate(
+            "el => [el.scrollWidth > el.clientWidth, el.scrollHeight > el.clientHeight]"
+        )
+        assert clipped == [False, False]
+        page.get_by_role("button", name="Pay", exact=True).click()
+        expect(page.locator(".lane")).to_have_count(1)
+        expect(page.locator(".lane .key")).to_have_text(KEY_60)
+        expect(page.locator("#explain .headline")).to_contain_text("CHARGED")
+        # The timeline shows it whole too (wrapped, not cut).
+        lane_key = page.locator(".lane .key")
+        assert lane_key.evaluate("el => el.scrollWidth <= el.clientWidth")
+    finally:
+        context.close()
