@@ -71,7 +71,9 @@ STEP_POINTS = frozenset(
 """The step boundaries where step mode pauses: every ``trace`` point of a charge request
 but ``validate`` (the request stops first after its lookup, or, with no key, after ``no
 key``), so one Step never runs past a point unseen; ``charging`` is the stop right before
-the gateway is called, so the Step that moves the money is a Step of its own."""
+the gateway is called, so the Step that moves the money is a Step of its own. What happens
+inside the gateway call (its replayed answer, an inline e-mail) is told right after the
+call's own stop, and the outbox message right after ``record save``, which writes it."""
 
 
 @dataclass(frozen=True)
@@ -640,12 +642,23 @@ class Lab:
         pause = self._pause_for(entry) if settings.step_mode else None
 
         replays: list[Any] = []  # charge ids the gateway gave back
+        # What happens inside the charge call, told once the call (traced as it ends) is
+        # told: the gateway's answer, and an e-mail sent right after it; and the outbox
+        # message, which is written with the record, so told after "record save".
+        after_charge: list[tuple[str, dict[str, Any]]] = []
+        with_record: list[Any] = []  # charge ids of the receipts in the outbox
 
         def trace(step: str, /, **detail: Any) -> None:
             if step == "gateway replay":
                 # The gateway's answer arrives when its call returns, and that call is traced
                 # as "gateway charge" once it ends: tell the replay after it, as it happened.
                 replays.append(detail.get("charge_id"))
+                return
+            if step == "email send" and detail.get("via") == "inline":
+                after_charge.append((step, detail))
+                return
+            if step == "outbox enqueue":
+                with_record.append(detail.get("charge_id"))
                 return
             entry.steps.append(Step(step, (time.perf_counter() - entry.started) * 1000, detail))
             index = len(entry.steps) - 1
@@ -654,6 +667,15 @@ class Lab:
                     at = (time.perf_counter() - entry.started) * 1000
                     entry.steps.append(Step("gateway replay", at, {"charge_id": charge_id}))
                 replays.clear()
+                for name, told in after_charge:
+                    at = (time.perf_counter() - entry.started) * 1000
+                    entry.steps.append(Step(name, at, told))
+                after_charge.clear()
+            if step == "record save":
+                for charge_id in with_record:
+                    at = (time.perf_counter() - entry.started) * 1000
+                    entry.steps.append(Step("outbox enqueue", at, {"charge_id": charge_id}))
+                with_record.clear()
             self._touch()
             if self.crash_at in (step, index) or (
                 step == "gateway charge" and self._claim_fault("crash_after_charge", world)

@@ -230,3 +230,32 @@ def test_without_step_mode_nothing_is_paused() -> None:
     assert cluster.lanes[0].paused_ms == 0
     assert not any(m.name == "paused" for m in cluster.lanes[0].marks)
     assert re.search(r"paused", repr(cluster.lanes[0].marks)) is None
+
+
+@pytest.mark.parametrize(
+    ("email", "order"),
+    [
+        ("inline", ["charging", "gateway charge", "email send", "record save", "respond"]),
+        ("outbox", ["charging", "gateway charge", "record save", "outbox enqueue", "email send"]),
+    ],
+)
+def test_the_e_mail_steps_come_in_the_order_they_happen(email: str, order: list[str]) -> None:
+    # An inline e-mail is sent once the gateway answered; the outbox message is written by
+    # the record's save, and sent by the relay after it.
+    lab = Lab("s", settings=Settings(gateway_latency_ms=0, email=email))
+    _, entry = lab.create_charge(["k1"], BODY)
+    names = [s.name for s in entry.steps]
+    assert [n for n in names if n in order] == order
+    (cluster,) = timeline([entry])
+    marks = [m.name for m in cluster.lanes[0].marks]
+    assert [n for n in marks if n in order] == [n for n in order if n != "respond"]
+
+
+def test_a_crash_before_the_record_writes_no_outbox_message() -> None:
+    lab = Lab(
+        "s", settings=Settings(gateway_latency_ms=0, email="outbox", fault="crash_after_charge")
+    )
+    _, entry = lab.create_charge(["k1"], BODY)
+    assert entry.outcome == "crashed"
+    assert entry.step("outbox enqueue") is None and entry.step("email send") is None
+    assert lab.emails() == []

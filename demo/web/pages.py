@@ -617,7 +617,7 @@ def _step_text(name: str, detail: dict[str, Any] | Any, deduplicated: bool = Fal
 
 def _paused_text(ms: float) -> Text:
     seconds = f"{ms / 1000:.1f}"
-    return Text("⏸ paused by you: %(s)s s", s=seconds)
+    return Text("paused by you: %(s)s s", s=seconds)
 
 
 def _duration(seconds: float) -> str:
