@@ -1000,11 +1000,17 @@ class Lab:
         stands at its next step point, is blocked on a lock, or has finished: so the page
         shows where it went."""
         deadline = time.monotonic() + timeout_s
+        with self._guard:
+            known = self._paused.get(request_id)
         while time.monotonic() < deadline:
             time.sleep(0.005)
             with self._guard:
                 pause = self._paused.get(request_id)
-                if pause is None or pause.parks > parks:
+                # A request leaves the paused list just before it is logged as finished:
+                # wait for that too, so the page shows its answer, not "in flight".
+                if pause is None and (known is None or known.entry.finished is not None):
+                    return
+                if pause is not None and pause.parks > parks:
                     return
             if any(p["request"] == request_id and p["blocked_by"] for p in self.paused()):
                 return

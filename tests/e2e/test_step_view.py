@@ -166,6 +166,14 @@ def test_the_timeline_tells_the_time_paused_by_the_attendee(
     expect(page.locator("[data-step-label=A]")).to_be_enabled()
     page.wait_for_timeout(600)  # the attendee thinks: a lower bound on the pause, not a race
     page.get_by_role("button", name="Run A to the end").click()
+    lab = live_server.lab(lab_id)
+    # On a loaded machine the answer may come after the step's own refresh: wait for it
+    # on the server, then refresh the panels as the page does when a request ends.
+    for _ in range(200):
+        if all(e.finished is not None for e in lab.requests()):
+            break
+        page.wait_for_timeout(50)
+    page.evaluate("htmx.trigger(document.body, 'lab-refresh')")
     lane = page.locator("#timeline .lane").first
     expect(lane.locator(".step-respond")).to_contain_text("→ 201")
     paused = lane.locator(".step-paused")
@@ -178,6 +186,5 @@ def test_the_timeline_tells_the_time_paused_by_the_attendee(
     steps = lane.locator(".steps li").all_inner_texts()
     at = next(n for n, text in enumerate(steps) if "paused by you" in text)
     assert "lookup: miss" in steps[at - 1]
-    lab = live_server.lab(lab_id)
     (entry,) = lab.requests()
     assert entry.steps[0].name == "validate" and entry.step("lookup").detail["paused_ms"] >= 600
