@@ -72,12 +72,15 @@ PAIR_WINDOW_S = 1.0
 
 STEP_POINTS = frozenset(
     {"no key", "lookup", "fingerprint check", "lock wait", "lock acquire", "reclaim", "reserve",
-     "gateway replay", "gateway charge", "gateway timeout", "in doubt", "release", "record save",
-     "response lost", "respond"}
+     "charging", "gateway replay", "gateway charge", "gateway timeout", "in doubt", "release",
+     "outbox enqueue", "email send", "record save", "response lost", "respond"}
 )  # fmt: skip
 """The step boundaries where step mode pauses: every ``trace`` point of a charge request
 but ``validate`` (the request stops first after its lookup, or, with no key, after ``no
-key``: always before any money moves), so one Step never runs past a point unseen."""
+key``), so one Step never runs past a point unseen; ``charging`` is the stop right before
+the gateway is called, so the Step that moves the money is a Step of its own. What happens
+inside the gateway call (its replayed answer, an inline e-mail) is told right after the
+call's own stop, and the outbox message right after ``record save``, which writes it."""
 
 
 @dataclass(frozen=True)
@@ -130,6 +133,7 @@ STEPS: Mapping[str, StepKind] = {
     "lock acquire": StepKind({"waited_ms": _MS}),
     "reclaim": StepKind({}),
     "reserve": StepKind({}),
+    "charging": StepKind({}),
     "gateway replay": StepKind(
         {"charge_id": Detail(N_("must be a charge id"), lambda v: _is_charge_id(v))}
     ),
@@ -137,6 +141,23 @@ STEPS: Mapping[str, StepKind] = {
     "gateway timeout": StepKind({"ms": _MS}),
     "in doubt": StepKind({}),
     "release": StepKind({}),
+    "outbox enqueue": StepKind(
+        {"charge_id": Detail(N_("must be a charge id"), lambda v: _is_charge_id(v))}
+    ),
+    "email send": StepKind(
+        {
+            "email": Detail(
+                N_("must be an e-mail id"),
+                lambda v: isinstance(v, str) and re.fullmatch(r"em_[0-9]{4,12}", v) is not None,
+            ),
+            "via": Detail(N_('must be "inline" or "outbox"'), lambda v: v in ("inline", "outbox")),
+            "key": Detail(
+                N_("must be an idempotency key or null"),
+                lambda v: v is None or (isinstance(v, str) and _is_shown_key(v)),
+            ),
+        },
+        at_most=2,
+    ),
     "record save": StepKind({}),
     "response lost": StepKind({}),
     "respond": StepKind(
@@ -156,8 +177,20 @@ STEPS: Mapping[str, StepKind] = {
 passes: the one table the lab's trace calls follow (a test reads them in the source) and
 an imported history is checked against, so the two cannot drift apart."""
 
+PAUSED_MS = "paused_ms"
+"""In step mode, the detail member of the step a request stopped after: how long it stood
+there until the attendee stepped it on, in ms (wall clock spent by the attendee, not by
+the server). Any step may carry it."""
+STEPS = {
+    name: replace(kind, detail={**kind.detail, PAUSED_MS: _MS}) for name, kind in STEPS.items()
+}
+
 STEP_NAMES = frozenset(STEPS)
 """Every step a request's log can hold (an imported history may name no other)."""
+
+
+def _is_shown_key(value: str) -> bool:
+    return 0 < len(value) <= 255 and value.isprintable()
 
 
 def _is_charge_id(value: object) -> bool:
@@ -616,12 +649,23 @@ class Lab:
         pause = self._pause_for(entry) if settings.step_mode else None
 
         replays: list[Any] = []  # charge ids the gateway gave back
+        # What happens inside the charge call, told once the call (traced as it ends) is
+        # told: the gateway's answer, and an e-mail sent right after it; and the outbox
+        # message, which is written with the record, so told after "record save".
+        after_charge: list[tuple[str, dict[str, Any]]] = []
+        with_record: list[Any] = []  # charge ids of the receipts in the outbox
 
         def trace(step: str, /, **detail: Any) -> None:
             if step == "gateway replay":
                 # The gateway's answer arrives when its call returns, and that call is traced
                 # as "gateway charge" once it ends: tell the replay after it, as it happened.
                 replays.append(detail.get("charge_id"))
+                return
+            if step == "email send" and detail.get("via") == "inline":
+                after_charge.append((step, detail))
+                return
+            if step == "outbox enqueue":
+                with_record.append(detail.get("charge_id"))
                 return
             entry.steps.append(Step(step, (time.perf_counter() - entry.started) * 1000, detail))
             index = len(entry.steps) - 1
@@ -630,6 +674,15 @@ class Lab:
                     at = (time.perf_counter() - entry.started) * 1000
                     entry.steps.append(Step("gateway replay", at, {"charge_id": charge_id}))
                 replays.clear()
+                for name, told in after_charge:
+                    at = (time.perf_counter() - entry.started) * 1000
+                    entry.steps.append(Step(name, at, told))
+                after_charge.clear()
+            if step == "record save":
+                for charge_id in with_record:
+                    at = (time.perf_counter() - entry.started) * 1000
+                    entry.steps.append(Step("outbox enqueue", at, {"charge_id": charge_id}))
+                with_record.clear()
             self._touch()
             if self.crash_at in (step, index) or (
                 step == "gateway charge" and self._claim_fault("crash_after_charge", world)
@@ -689,6 +742,7 @@ class Lab:
             if key is None:
                 # No key, no protection: every call charges.
                 trace("no key")
+                trace("charging")
                 started = time.perf_counter()
                 response = self._charge(None, charge, settings, world, trace)
                 trace("gateway charge", ms=round((time.perf_counter() - started) * 1000, 1))
@@ -727,7 +781,7 @@ class Lab:
             # Refused before anything ran, like an invalid request: nothing stored or charged.
             retry = ("Retry-After", str(full.retry_after_s))
             response, outcome = Response.of_problem(_store_full(), retry), "invalid"
-        self._relay_outbox()
+        self._relay_outbox(trace)
         if outcome == "charged" and self._claim_fault("lose_response", world):
             entry.delivered = False
             trace("response lost")
@@ -789,21 +843,28 @@ class Lab:
         }
         outbox: tuple[str, ...] = ()
         if settings.email == "inline" or (settings.email == "outbox" and key is None):
-            self._send_receipt(world, key, done)  # a second side effect, run on every execution
+            # A second side effect, run on every execution.
+            sent = self._send_receipt(world, key, done)
+            trace("email send", email=sent.id, via="inline", key=key)
         elif settings.email == "outbox":
             outbox = (canonical_json({"receipt": done.id, "order_id": done.order_id}).decode(),)
+            # Written with the record, in the same save: sent once it is committed.
+            trace("outbox enqueue", charge_id=done.id)
         return Response(
             201, canonical_json(body), (("Content-Type", "application/json"),), outbox=outbox
         )
 
-    def _send_receipt(self, world: _World, key: str | None, charge: Charge) -> None:
+    def _send_receipt(self, world: _World, key: str | None, charge: Charge) -> Email:
         with self._guard:
-            world.mailbox.append(
-                Email(f"em_{next(self._emails):04d}", key, charge.order_id, charge.id, self.now())
+            email = Email(
+                f"em_{next(self._emails):04d}", key, charge.order_id, charge.id, self.now()
             )
+            world.mailbox.append(email)
+        return email
 
-    def _relay_outbox(self) -> None:
-        """Send the committed outbox messages, at most once per key (``email_sent(key)``)."""
+    def _relay_outbox(self, trace: Trace) -> None:
+        """Send the committed outbox messages, at most once per key (``email_sent(key)``);
+        each e-mail sent is traced (``email send``) on the request that sent it."""
         for store in self._stores():
             for key, message in store.drain_outbox():
                 payload = json.loads(message)
@@ -813,16 +874,17 @@ class Lab:
                     self._email_sent[key] = None
                     if len(self._email_sent) > self._max_records:
                         self._email_sent.popitem(last=False)
-                    self._mailbox.append(
-                        Email(
-                            f"em_{next(self._emails):04d}",
-                            key,
-                            payload["order_id"],
-                            payload["receipt"],
-                            self.now(),
-                            "outbox",
-                        )
+                    email = Email(
+                        f"em_{next(self._emails):04d}",
+                        key,
+                        payload["order_id"],
+                        payload["receipt"],
+                        self.now(),
+                        "outbox",
                     )
+                    self._mailbox.append(email)
+                # Outside the guard: in step mode the request stops here.
+                trace("email send", email=email.id, via="outbox", key=key)
 
     def _claim_fault(self, fault: str, world: _World) -> bool:
         """Fire a one-shot fault: True once if it is armed, and disarm it. A request from
@@ -883,10 +945,18 @@ class Lab:
             pause.parks += 1
             pause.occurrence = sum(1 for s in pause.entry.steps if s.name == step)
         self._touch()
+        stopped = time.perf_counter()
         stepped = pause.go.wait(PAUSE_TIMEOUT_S)
         with self._guard:
             pause.go.clear()
             pause.waiting = False
+            # The time the attendee took to press Step is theirs, not the server's: the
+            # step it stood at says so, and the timeline shows it as "paused by you".
+            paused_ms = round((time.perf_counter() - stopped) * 1000, 1)
+            steps = pause.entry.steps
+            at = next((n for n in range(len(steps) - 1, -1, -1) if steps[n].name == step), None)
+            if at is not None:
+                steps[at] = replace(steps[at], detail={**steps[at].detail, PAUSED_MS: paused_ms})
             if not stepped:
                 pause.to_end = True
                 pause.entry.steps.append(
@@ -937,11 +1007,17 @@ class Lab:
         stands at its next step point, is blocked on a lock, or has finished: so the page
         shows where it went."""
         deadline = time.monotonic() + timeout_s
+        with self._guard:
+            known = self._paused.get(request_id)
         while time.monotonic() < deadline:
             time.sleep(0.005)
             with self._guard:
                 pause = self._paused.get(request_id)
-                if pause is None or pause.parks > parks:
+                # A request leaves the paused list just before it is logged as finished:
+                # wait for that too, so the page shows its answer, not "in flight".
+                if pause is None and (known is None or known.entry.finished is not None):
+                    return
+                if pause is not None and pause.parks > parks:
                     return
             if any(p["request"] == request_id and p["blocked_by"] for p in self.paused()):
                 return

@@ -214,7 +214,7 @@ def test_the_panels_fragment_and_the_diagram_are_in_vietnamese(marking: FlaskCli
     _charge(marking, "vi-panels", "k1", ORDER)
     panels = marking.get("/lab/vi-panels/panels", headers=HX)
     html = _clean(panels.get_data(as_text=True))
-    assert "Dòng thời gian yêu cầu" in html and "tra cứu: không có" in html
+    assert "Dòng thời gian yêu cầu" in html and "lookup (tra cứu): không có" in html
     svg = _clean(marking.get("/lab/vi-panels/sequence.svg", headers=VI).get_data(as_text=True))
     assert "#1 201 ĐÃ TRỪ TIỀN" in svg
 

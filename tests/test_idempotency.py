@@ -299,7 +299,8 @@ def test_trace_names_every_step_boundary_in_order() -> None:
     store = IdempotencyStore()
     execute(store, "k", FP, CountingCharge(), trace=lambda step, **d: steps.append(step))
     assert steps == [
-        "lookup", "lock wait", "lock acquire", "lookup", "reserve", "gateway charge", "record save",
+        "lookup", "lock wait", "lock acquire", "lookup", "reserve", "charging", "gateway charge",
+        "record save",
     ]  # fmt: skip
     steps.clear()
     execute(store, "k", FP, CountingCharge(), trace=lambda step, **d: steps.append(step))

@@ -235,7 +235,7 @@ def test_crash_recovery_tells_the_gateway_call_before_its_replayed_answer(
     hx_pay(client, key="crash-1")
     html = hx_pay(client, key="crash-1", action="Retry").get_data(as_text=True)
     lane = html[html.index('data-request="2"') :]
-    assert lane.index("gateway call (no new money)") < lane.index("gateway returned ch_0001 again")
+    assert lane.index("gateway charge: no new money") < lane.index("gateway returned ch_0001 again")
     svg = client.get("/lab/p1/sequence.svg").data
     texts = [t.text or "" for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")]
     mine = [t for t in texts if t.startswith("#2 ")]

@@ -72,6 +72,9 @@ def test_lock_off_lookup_lookup_charge_charge_is_a_double_charge() -> None:
     lab = make(lock=False)
     with requests(lab, 2):
         assert [p["step"] for p in quiet(lab)] == ["lookup", "lookup"]  # both missed
+        assert step(lab, "A") and step(lab, "B")  # both stop right before the gateway
+        assert [p["step"] for p in quiet(lab)] == ["charging", "charging"]
+        assert lab.gateway.ledger() == []  # no money moved yet
         assert step(lab, "A") and step(lab, "B")  # A charges, then B charges
         assert [p["step"] for p in quiet(lab)] == ["gateway charge", "gateway charge"]
     assert len(lab.gateway.ledger()) == 2
@@ -337,6 +340,9 @@ def test_a_request_without_a_key_stops_before_it_charges() -> None:
     try:
         assert [p["step"] for p in quiet(lab)] == ["no key"]
         assert lab.gateway.ledger() == []  # no money has moved at the first stop
+        assert step(lab, "A")
+        assert [p["step"] for p in quiet(lab)] == ["charging"]
+        assert lab.gateway.ledger() == []  # the stop right before the gateway call
         assert step(lab, "A")
         assert [p["step"] for p in quiet(lab)] == ["gateway charge"]
         assert len(lab.gateway.ledger()) == 1

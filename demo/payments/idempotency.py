@@ -559,6 +559,8 @@ def _charge_and_save(
     trace: Trace,
     rerun_safe: bool = False,
 ) -> Execution:
+    # The last stop before the money moves: step mode shows it, the code view marks it.
+    trace("charging")
     started = time.perf_counter()
     try:
         response = charge()

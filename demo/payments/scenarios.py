@@ -155,9 +155,10 @@ SCENARIOS: dict[str, Scenario] = {
             (
                 N_("Press Double-submit: both requests stop at their first step."),
                 N_(
-                    "Both lanes stop after lookup: neither found the key. Step A once: it "
-                    "charges at the gateway (the money moves) and stops after gateway charge. "
-                    "Step B once: it charges too. Then run both to the end."
+                    "Both lanes stop after lookup: neither found the key. Step A once: it stops "
+                    "at charging, right before the gateway call. Step A again: it charges (the "
+                    "money moves) and stops after gateway charge. Step B twice: it charges too. "
+                    "Then run both to the end."
                 ),
             ),
             N_(
@@ -175,7 +176,7 @@ SCENARIOS: dict[str, Scenario] = {
                 N_(
                     "Step A twice, until it holds the lock (stopped after lock acquire). Then "
                     "step B twice: B is blocked, waiting for A's lock. Run A to its end, then "
-                    "step B on: it takes the lock, looks again and replays."
+                    "step B on: it takes the lock, stops after lookup again, and replays."
                 ),
             ),
         ),

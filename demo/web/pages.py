@@ -18,13 +18,13 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from ..engine.problems import Problem
 from ..engine.text import N_, Text, translate
-from ..lab import Lab, LabRegistry, RequestEntry, Step
+from ..lab import PAUSED_MS, Lab, LabRegistry, RequestEntry, Step
 from ..lessons import LESSONS, PATH, Lesson
 from ..payments.explain import explain
 from ..payments.gateway import summarise
 from ..payments.idempotency import PROFILES
 from ..payments.scenarios import SCENARIOS
-from ..payments.step_names import step_name
+from ..payments.step_names import step_at, step_name
 from . import lab_to_read, lab_to_write
 from .code import handler_lines, where
 from .i18n import LANGUAGES
@@ -313,9 +313,11 @@ def badge(entry: RequestEntry) -> str:
 
 
 @bp.app_template_filter("step_name")
-def step_name_filter(name: str) -> str:
-    """A step's code name as a sentence shows it: ``lookup``, or ``lookup (tra cứu)``."""
-    named = step_name(name)
+def step_name_filter(name: str, occurrence: int = 1) -> str:
+    """A step's code name as a sentence shows it: ``lookup``, or ``lookup (tra cứu)``;
+    the second ``lookup`` of a request (``occurrence`` 2) is ``lookup again``, as on the
+    timeline."""
+    named = step_at(name, occurrence)
     return translate(named) if isinstance(named, Text) else named
 
 
@@ -479,6 +481,8 @@ class Lane:
     x1: float
     start_ms: float
     marks: tuple[Mark, ...]
+    paused_ms: float = 0.0
+    """In step mode, the time it stood paused waiting for the attendee's Step, in ms."""
 
 
 @dataclass(frozen=True)
@@ -532,7 +536,17 @@ def _cluster(group: list[RequestEntry], now: float) -> Cluster:
                 key=lambda m: m.at_ms,
             )
         )
-        lanes.append(Lane(entry, x(start_ms), max(x(end_ms), x(start_ms) + 4), start_ms, marks))
+        # In step mode the attendee's think time is part of the wall clock: say whose it is.
+        pauses = tuple(
+            Mark("paused", x(start_ms + s.at_ms), start_ms + s.at_ms, _paused_text(ms))
+            for s in steps
+            for ms in [float(s.detail.get(PAUSED_MS) or 0)]
+            if ms >= 1
+        )
+        marks = tuple(sorted(marks + pauses, key=lambda m: m.at_ms))
+        paused_ms = sum(float(s.detail.get(PAUSED_MS) or 0) for s in steps)
+        lane = Lane(entry, x(start_ms), max(x(end_ms), x(start_ms) + 4), start_ms, marks, paused_ms)
+        lanes.append(lane)
     return Cluster(tuple(lanes), span_ms)
 
 
@@ -555,49 +569,75 @@ def _began_ms(step: Step) -> float:
 
 
 def _step_text(name: str, detail: dict[str, Any] | Any, deduplicated: bool = False) -> str | Text:
-    """The words a step shows on the timeline; empty for steps not worth a label."""
-    if name == "lookup":
-        again = detail.get("again")
-        if not detail.get("hit"):
-            return N_("look again: miss") if again else N_("lookup: miss")
-        state = {
-            "in_progress": N_("in progress"),
-            "completed": N_("completed"),
-            "in_doubt": N_("in doubt"),
-        }.get(str(detail.get("state")), N_("found"))
-        hit = N_("look again: hit (%(state)s)") if again else N_("lookup: hit (%(state)s)")
-        return Text(hit, state=Text(state))
-    if name == "fingerprint check":
-        return N_("fingerprint: same") if detail.get("match") else N_("fingerprint: DIFFERENT")
-    if name == "lock acquire":
-        waited = float(detail.get("waited_ms", 0))
-        if waited >= 1:
-            ms = f"{waited:.0f}"
-            return Text("lock: waited %(ms)s ms", ms=ms)
-        return N_("lock: acquired")
+    """The words a step shows on the timeline; empty for steps not worth a label.
+
+    A step point's words begin with its one name (:func:`~demo.step_names.step_at`), the
+    name the step panel, the code view and the hints give it: ``lookup again: miss``."""
+    if name == "validate":
+        return "" if detail.get("ok") else N_("invalid")
     if name == "gateway charge":
         ms = f"{float(detail.get('ms', 0)):.0f}"
         if deduplicated:
-            return Text("gateway call (no new money), %(ms)s ms", ms=ms)
+            return Text("gateway charge: no new money, %(ms)s ms", ms=ms)
         return Text("gateway charge, %(ms)s ms", ms=ms)
-    if name == "validate":
-        return "" if detail.get("ok") else N_("invalid")
     if name == "gateway replay":
         return Text(
             "gateway returned %(charge)s again: no new money", charge=detail.get("charge_id")
         )
     if name == "crash":
         return Text("✕ instance crashed after %(step)s", step=step_name(detail.get("after", "?")))
-    return {
-        "no key": N_("no key: unprotected"),
-        "reserve": N_("reserve (in progress)"),
-        "record save": N_("record saved"),
-        "release": N_("key released"),
-        "reclaim": N_("in progress, nobody holds the lock: reclaim"),
-        "gateway timeout": N_("gateway charged, but its answer timed out"),
-        "in doubt": N_("key kept in doubt: it may have charged"),
-        "step timeout": N_("left paused 120 s: ran on by itself"),
-    }.get(name, "")
+    if name == "step timeout":
+        return N_("left paused 120 s: ran on by itself")
+    what: str | Text | None
+    if name == "lookup":
+        state = {
+            "in_progress": N_("in progress"),
+            "completed": N_("completed"),
+            "in_doubt": N_("in doubt"),
+        }.get(str(detail.get("state")), N_("found"))
+        what = Text("hit (%(state)s)", state=Text(state)) if detail.get("hit") else Text("miss")
+        return Text("%(step)s: %(what)s", step=step_at(name, 2 if detail.get("again") else 1),
+                    what=what)  # fmt: skip
+    if name == "fingerprint check":
+        what = N_("same") if detail.get("match") else N_("DIFFERENT")
+    elif name == "lock acquire":
+        waited = float(detail.get("waited_ms", 0))
+        ms = f"{waited:.0f}"
+        what = Text("waited %(ms)s ms", ms=ms) if waited >= 1 else N_("no wait")
+    elif name == "email send":
+        email = str(detail.get("email", "?"))
+        if detail.get("via") == "outbox":
+            what = Text("receipt e-mail %(email)s sent from the outbox", email=email)
+        else:
+            what = Text("receipt e-mail %(email)s sent", email=email)
+    elif name == "outbox enqueue":
+        what = Text(
+            "receipt for %(charge)s written with the record", charge=detail.get("charge_id")
+        )
+    else:
+        what = {
+            "no key": N_("unprotected"),
+            "lock wait": None,
+            "reserve": N_("in progress"),
+            "charging": N_("calling the gateway"),
+            "record save": N_("completed, response stored"),
+            "release": N_("key released"),
+            "reclaim": N_("in progress, nobody holds the lock"),
+            "gateway timeout": N_("it charged, but its answer timed out"),
+            "in doubt": N_("key kept, it may have charged"),
+        }.get(name, "")
+        if what == "":
+            return ""  # a step with no words: not drawn
+    label = step_at(name)
+    if what is None:
+        return label
+    what = what if isinstance(what, Text) else Text(what)  # translated inside the sentence
+    return Text("%(step)s: %(what)s", step=label, what=what)
+
+
+def _paused_text(ms: float) -> Text:
+    seconds = f"{ms / 1000:.1f}"
+    return Text("paused by you: %(s)s s", s=seconds)
 
 
 def _duration(seconds: float) -> str:

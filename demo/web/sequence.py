@@ -107,6 +107,10 @@ def diagram(entries: Sequence[RequestEntry], summary: LedgerSummary, limit: int 
     else:
         names = ["Client", *(f"Instance {i}" for i in instances), "Store"]
     names.append("Gateway")
+    # Lesson 10's second side effect: the receipt e-mail leaves through the mailbox.
+    mails = any(s.name == "email send" for e in shown for s in e.steps)
+    if mails:
+        names.append("Mailbox")
     x = {name: 40 + LANE_W / 2 + n * LANE_W for n, name in enumerate(names)}
     labels: dict[str, str | Text] = {
         "Client": N_("Client"),
@@ -114,6 +118,7 @@ def diagram(entries: Sequence[RequestEntry], summary: LedgerSummary, limit: int 
         **{f"Store {i}": Text("Store %(name)s", name=i) for i in instances},
         "Store": N_("Store"),
         "Gateway": N_("Gateway"),
+        "Mailbox": N_("Mailbox"),
     }
     events: list[tuple[float, int, str, RequestEntry, Mapping[str, Any]]] = []
     for order, entry in enumerate(shown):
@@ -153,6 +158,15 @@ def diagram(entries: Sequence[RequestEntry], summary: LedgerSummary, limit: int 
             message = (x["Gateway"], inst, Text("%(who)s same charge again", who=who), True)
         elif name == "record save":
             message = (inst, store, Text("%(who)s save record", who=who), False)
+        elif name == "outbox enqueue":
+            text = Text("%(who)s outbox: receipt for %(charge)s", who=who,
+                        charge=detail.get("charge_id"))  # fmt: skip
+            message = (inst, store, text, False)
+        elif name == "email send":
+            key = str(detail["key"]) if detail.get("key") else Text("no key")
+            text = Text("%(who)s send receipt %(email)s (key %(key)s)", who=who,
+                        email=detail.get("email"), key=key)  # fmt: skip
+            message = (inst, x["Mailbox"], text, False)
         elif name == "crash":
             full = translate(Text("%(who)s ✕ instance crashed", who=who))
             lines = fit(full, 150, 2)
@@ -191,7 +205,9 @@ def diagram(entries: Sequence[RequestEntry], summary: LedgerSummary, limit: int 
 def _lookup(who: str, detail: Mapping[str, Any]) -> Text:
     if detail.get("again"):
         found = (
-            N_("%(who)s look again: hit") if detail.get("hit") else N_("%(who)s look again: miss")
+            N_("%(who)s lookup again: hit")
+            if detail.get("hit")
+            else N_("%(who)s lookup again: miss")
         )
     else:
         found = N_("%(who)s lookup: hit") if detail.get("hit") else N_("%(who)s lookup: miss")

@@ -76,7 +76,9 @@ def test_gateway_timeout_never_charges_twice(
     expect(page.locator("#explain .headline")).to_contain_text(
         "RECOVERED" if fixed else "409 IN DOUBT"
     )
-    timed_out = page.locator(".lane").filter(has_text="gateway charged, but its answer timed out")
+    timed_out = page.locator(".lane").filter(
+        has_text="gateway timeout: it charged, but its answer timed out"
+    )
     expect(timed_out).to_have_count(1)
     lab = live_server.lab(lab_id)
     assert [e.outcome for e in lab.requests()] == ["error", "recovered" if fixed else "in_doubt"]

@@ -198,6 +198,13 @@ def test_step_mode_by_hand_double_charges_with_the_lock_off_and_never_with_it_on
     expect(here).to_have_count(1)
     expect(here).to_contain_text('trace("lookup"')
     expect(here.locator(".chip")).to_have_text(["◀ A", "◀ B"])
+    for label in ("A", "B"):  # both stop right before the gateway call, then charge
+        settled(page)
+        page.keyboard.press(label.lower())
+        charging = page.locator("pre.code .here").filter(has_text='trace("charging")')
+        expect(charging).to_contain_text(f"◀ {label}")
+    expect(page.locator("#ledger .tally")).to_contain_text("charged 0")
+    settled(page)
     page.keyboard.press("a")  # A charges
     expect(page.locator("pre.code .here").filter(has_text="gateway charge")).to_contain_text("◀ A")
     settled(page)

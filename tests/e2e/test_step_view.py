@@ -33,10 +33,17 @@ def test_the_code_view_follows_the_lane_just_stepped(
     page.get_by_role("button", name="Double-submit").click()
     expect(page.locator("[data-step-label=B]")).to_be_enabled()
     # Lock on: A walks the whole handler down to record save, far below the box's fold.
-    for after in ("lock wait", "lock acquire", "lookup", "reserve", "gateway charge"):
+    for stopped in (
+        "stopped after lock wait",
+        "stopped after lock acquire",
+        "stopped after lookup again",
+        "stopped after reserve",
+        "stopped at charging",
+        "stopped after gateway charge",
+    ):
         settled(page)
         page.keyboard.press("a")
-        expect(page.locator(".lane-A")).to_contain_text(f"stopped after {after}")
+        expect(page.locator(".lane-A")).to_contain_text(stopped)
         page.wait_for_function(IN_VIEW, arg="A")
     settled(page)
     page.keyboard.press("b")
@@ -101,3 +108,83 @@ def test_next_step_alone_plays_lesson_5_both_ways(
     expect(page.locator("[data-check='stepped-once']")).to_have_class(re.compile("met"))
     assert len(lab.gateway.ledger()) == 1
     assert "slow-motion" in lab.achieved()
+
+
+def boxes(page: Page) -> list[tuple[float, float]]:
+    """Where each lane's Step and Run buttons are (x, y of their top-left corner)."""
+    found = page.evaluate(
+        """() => [...document.querySelectorAll('#step .step-lane button')]
+                 .map(b => { const r = b.getBoundingClientRect(); return [r.x, r.y]; })"""
+    )
+    return [(round(x), round(y)) for x, y in found]
+
+
+@pytest.mark.parametrize("width", [1280])
+@pytest.mark.parametrize("height", [720, 800])
+def test_the_step_buttons_keep_their_place_as_the_lanes_text_changes(
+    page: Page, live_server: Any, errors: Any, width: int, height: int
+) -> None:
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(f"{live_server.url}/lab/e2e-still-{secrets.token_hex(4)}")
+    page.locator("input[name=step_mode]").check()
+    page.get_by_role("button", name="Double-submit").click()
+    expect(page.locator("[data-step-label=B]")).to_be_enabled()
+    settled(page)
+    page.locator("#step").scroll_into_view_if_needed()
+    first = boxes(page)
+    assert len(first) == 4
+    texts = set()
+    # A walks down the handler (its line says ever other things, some two lines long);
+    # B then blocks on A's lock. No button moves, sideways or down.
+    for key, stopped in (
+        ("a", "stopped after lock wait"),
+        ("a", "stopped after lock acquire"),
+        ("a", "stopped after lookup again"),
+        ("a", "stopped after reserve"),
+        ("a", "stopped at charging"),
+        ("b", "stopped after lock wait"),
+        ("b", "blocked: waits for A's lock"),
+    ):
+        page.keyboard.press(key)
+        expect(page.locator(f".lane-{key.upper()}")).to_contain_text(stopped)
+        settled(page)
+        texts.add(page.locator(".lane-A .where").inner_text())
+        assert boxes(page) == first, stopped
+    assert len(texts) >= 3  # the text did change under the buttons
+    page.get_by_role("button", name="Release all").click()
+
+
+def test_the_timeline_tells_the_time_paused_by_the_attendee(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """The seconds the attendee spends before pressing Step are not the server's: the
+    lane says "paused by you" at the stop, and how much of its duration was paused."""
+    lab_id = f"e2e-paused-{secrets.token_hex(4)}"
+    page.goto(f"{live_server.url}/lab/{lab_id}")
+    page.locator("input[name=step_mode]").check()
+    page.get_by_role("button", name="Pay", exact=True).click()
+    expect(page.locator("[data-step-label=A]")).to_be_enabled()
+    page.wait_for_timeout(600)  # the attendee thinks: a lower bound on the pause, not a race
+    page.get_by_role("button", name="Run A to the end").click()
+    lab = live_server.lab(lab_id)
+    # On a loaded machine the answer may come after the step's own refresh: wait for it
+    # on the server, then refresh the panels as the page does when a request ends.
+    for _ in range(200):
+        if all(e.finished is not None for e in lab.requests()):
+            break
+        page.wait_for_timeout(50)
+    page.evaluate("htmx.trigger(document.body, 'lab-refresh')")
+    lane = page.locator("#timeline .lane").first
+    expect(lane.locator(".step-respond")).to_contain_text("→ 201")
+    paused = lane.locator(".step-paused")
+    expect(paused).to_have_count(1)
+    expect(paused).to_contain_text(re.compile(r"paused by you: (0\.[6-9]|[1-9][0-9]*\.[0-9]) s"))
+    total = lane.locator(".paused-total").inner_text()
+    ms = int(re.fullmatch(r"\((\d+) ms of it paused by you\)", total).group(1))  # type: ignore[union-attr]
+    assert ms >= 600
+    # The pause stands right after the stop it happened at: the first lookup.
+    steps = lane.locator(".steps li").all_inner_texts()
+    at = next(n for n, text in enumerate(steps) if "paused by you" in text)
+    assert "lookup: miss" in steps[at - 1]
+    (entry,) = lab.requests()
+    assert entry.steps[0].name == "validate" and entry.step("lookup").detail["paused_ms"] >= 600
