@@ -1,0 +1,123 @@
+"""A request that charged: once, as it should, or a second time for the same order
+(handed to :mod:`.doubles`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ...engine.text import N_, Text
+from ...lab import RequestEntry, Settings
+from ..gateway import LedgerSummary
+from .doubles import double_after_crash, double_charge, race
+from .explanation import Explanation
+from .overlaps import overlap, overlapping_charger
+
+
+def charged(
+    focus: RequestEntry,
+    entries: Sequence[RequestEntry],
+    summary: LedgerSummary,
+    settings: Settings,
+) -> Explanation:
+    """The gateway charged for ``focus``; the ledger (``summary.doubled``) tells whether its
+    order was charged more than once, and the log tells why."""
+    order = focus.charge.order_id if focus.charge else "?"
+    doubled = order in summary.doubled
+    twin = overlapping_charger(focus, entries)
+    if doubled and twin is not None and focus.key is not None and twin.key == focus.key:
+        return race(focus, twin, order)
+    rejected = next(
+        (e for e in entries if e.key == focus.key and e.outcome == "in_use" and e.id != focus.id),
+        None,
+    )
+    if rejected is not None and twin is None and overlap(focus, rejected):
+        return _duplicate_rejected(rejected)
+    earlier = [e for e in entries if e.id < focus.id and e.key == focus.key and e.key is not None]
+    crashed = next((e for e in reversed(earlier) if e.outcome == "crashed"), None)
+    if crashed is not None:
+        return double_after_crash(crashed, order) if doubled else _after_crash(focus, crashed)
+    if doubled:
+        return double_charge(focus, earlier, order, settings)
+    return _once(focus, earlier, order)
+
+
+def _duplicate_rejected(rejected: RequestEntry) -> Explanation:
+    """Charged once, while a duplicate (``rejected``) got 409: in-flight set to reject."""
+    return Explanation(
+        "conflict",
+        Text(
+            "CHARGED once; #%(id)s got %(status)s — it was in flight",
+            id=rejected.id,
+            status=rejected.status,
+        ),
+        (
+            Text(
+                "#%(id)s arrived while this request was still charging. In-flight "
+                "duplicates are rejected (Stripe, IETF draft): %(status)s with "
+                "Retry-After, nothing charged. The client retries later and gets the replay.",
+                id=rejected.id,
+                status=rejected.status,
+            ),
+            N_("With in-flight set to wait, it would have waited for the lock and replayed."),
+        ),
+    )
+
+
+def _after_crash(focus: RequestEntry, crashed: RequestEntry) -> Explanation:
+    """The earlier attempt crashed before the gateway charged: this retry charged once."""
+    return Explanation(
+        "charged",
+        Text("CHARGED — %(charge)s, once, after a crash", charge=focus.charge_id),
+        (
+            Text(
+                "#%(id)s crashed before the gateway charged. This retry found nothing "
+                "charged yet, reclaimed the key and charged once.",
+                id=crashed.id,
+            ),
+        ),
+    )
+
+
+def _once(focus: RequestEntry, earlier: Sequence[RequestEntry], order: str) -> Explanation:
+    """A single charge: without a key, after a failure that released the key, or new."""
+    if focus.key is None:
+        return Explanation(
+            "charged",
+            Text("CHARGED — %(charge)s, without a key", charge=focus.charge_id),
+            (
+                N_(
+                    "No Idempotency-Key was sent, so nothing protects this payment: a retry "
+                    "would charge again."
+                ),
+            ),
+        )
+    headline = Text("CHARGED — %(charge)s for order %(order)s", charge=focus.charge_id, order=order)
+    retry = N_("Press Retry: the same key and body replay this response instead of charging again.")
+    failed = earlier[-1] if earlier else None
+    if failed is not None and failed.outcome == "error":
+        # Lesson 9: the gateway failed before charging, so the key was released; this is
+        # the same key's retry, not a new key.
+        return Explanation(
+            "charged",
+            headline,
+            (
+                Text(
+                    "The same key %(key)s, retried: #%(id)s failed before the gateway charged "
+                    "(%(status)s), so the server released the key, and this retry ran the "
+                    "handler again and charged once.",
+                    key=focus.key,
+                    id=failed.id,
+                    status=failed.status,
+                ),
+                retry,
+            ),
+        )
+    new = (
+        N_(
+            "The key %(key)s was new: the server took the per-key lock, reserved the "
+            "key, called the gateway and stored the response."
+        )
+        if focus.lock
+        else N_("The key %(key)s was new: the server called the gateway and stored the response.")
+    )
+    return Explanation("charged", headline, (Text(new, key=focus.key), retry))

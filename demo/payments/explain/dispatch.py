@@ -1,0 +1,72 @@
+"""``explain()``: find the request to explain, read its outcome, and hand it to the module
+that explains that situation."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ...lab import RequestEntry, Settings
+from ..gateway import LedgerSummary
+from .charged import charged
+from .explanation import Explanation
+from .gateway_failures import gateway_failure
+from .no_answer import crashed, lost_response
+from .refused import in_use, invalid, other_body
+from .replayed import recovered, replayed
+from .waiting import waiting
+
+
+def explain(
+    entries: Sequence[RequestEntry],
+    summary: LedgerSummary,
+    focus: RequestEntry | None = None,
+    settings: Settings | None = None,
+    emails: int = 0,
+    first_click: str = "Pay",
+    *,
+    in_scenario: bool = False,
+) -> Explanation:
+    """Explain ``focus`` (default: the latest finished request) among ``entries``.
+
+    :param entries: the lab's request log, oldest first.
+    :param summary: the ledger summary, to name double charges.
+    :param settings: the lab's settings now (TTL, store scope), to name causes.
+    :param emails: receipt e-mails sent so far.
+    :param first_click: the open lesson's first button (``data-action`` name), which
+        the hint before any request names.
+    :param in_scenario: a scenario's card is open: the hint before any request points to
+        its steps, which name each button.
+    """
+    settings = settings or Settings()
+    if focus is None:
+        focus = next((e for e in reversed(entries) if e.finished is not None), None)
+    if focus is None or focus.finished is None:
+        return waiting(focus, entries, settings, first_click, in_scenario=in_scenario)
+    return _answered(focus, entries, summary, settings, emails)
+
+
+def _answered(
+    focus: RequestEntry,
+    entries: Sequence[RequestEntry],
+    summary: LedgerSummary,
+    settings: Settings,
+    emails: int,
+) -> Explanation:
+    """A finished request, by its outcome. A crash comes first: nothing was delivered."""
+    if focus.outcome == "crashed":
+        return crashed(focus)
+    if not focus.delivered:
+        return lost_response(focus)
+    if focus.outcome == "in_use":
+        return in_use(focus, settings)
+    if focus.outcome == "invalid":
+        return invalid(focus)
+    if focus.outcome == "conflict":
+        return other_body(focus, entries)
+    if focus.outcome in ("declined", "error", "in_doubt"):
+        return gateway_failure(focus)
+    if focus.outcome == "replayed":
+        return replayed(focus, entries, summary)
+    if focus.outcome == "recovered":
+        return recovered(focus, entries, summary, settings, emails)
+    return charged(focus, entries, summary, settings)

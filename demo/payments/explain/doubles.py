@@ -1,0 +1,167 @@
+"""Two charges for one order, and the cause the log shows: a race with the lock off, a
+crash before the record, another instance's store, an expired key, no key, another key."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ...engine.text import N_, Text
+from ...lab import RequestEntry, Settings
+from .explanation import Explanation
+from .no_answer import LEASE
+
+
+def race(a: RequestEntry, b: RequestEntry, order: str) -> Explanation:
+    """``a`` and ``b`` carried one key, overlapped, and both charged (TOCTOU, lock off)."""
+    first, second = sorted((a, b), key=lambda e: e.started)
+    return Explanation(
+        "double",
+        Text("DOUBLE CHARGE — order %(order)s paid twice with one key", order=order),
+        (
+            Text(
+                "Requests #%(first)s and #%(second)s carried the same key %(key)s and "
+                "overlapped. %(how)s",
+                first=first.id,
+                second=second.id,
+                key=a.key,
+                how=_how_both_charged(first, second),
+            ),
+            N_(
+                "That is a TOCTOU race: the check and the act are separate steps, and these "
+                "requests ran with the Lock off. With the Lock on, the second request waits for "
+                "the first, looks again and replays."
+            ),
+        ),
+    )
+
+
+def _how_both_charged(first: RequestEntry, second: RequestEntry) -> Text:
+    """The race's steps, timed from the first request's arrival (``+12 ms``)."""
+    origin = first.started
+
+    def at(entry: RequestEntry, step: str) -> str:
+        found = entry.step(step)
+        if found is None:
+            return "?"
+        return f"+{(entry.started - origin) * 1000 + found.at_ms:.0f} ms"
+
+    lookup = second.step("lookup")
+    if lookup is not None and lookup.detail.get("hit"):
+        # The lock was switched off while the first was running: the second saw its
+        # reservation, but nothing made it wait.
+        return Text(
+            "#%(second)s found #%(first)s's record still in progress (%(at)s); with the Lock "
+            "off nothing made it wait, so it charged too.",
+            second=second.id,
+            first=first.id,
+            at=at(second, "lookup"),
+        )
+    return Text(
+        "Both looked the key up (%(first_at)s and %(second_at)s) before either saved its "
+        "record (%(save_at)s), so both found nothing and both charged.",
+        first_at=at(first, "lookup"),
+        second_at=at(second, "lookup"),
+        save_at=at(first, "record save"),
+    )
+
+
+def double_after_crash(crashed: RequestEntry, order: str) -> Explanation:
+    """``crashed`` died after the gateway charged and before its record: the retry reclaimed
+    the key and charged again."""
+    return Explanation(
+        "double",
+        Text("DOUBLE CHARGE — order %(order)s, after a crash", order=order),
+        (
+            Text(
+                "#%(id)s crashed after the gateway charged and before the record was "
+                "saved. This retry found the key in progress with nobody holding its lock, "
+                "reclaimed it and charged again: the gateway had no way to know.",
+                id=crashed.id,
+            ),
+            N_("The fix: pass the idempotency key on to the gateway (recovery: downstream key)."),
+            LEASE,
+        ),
+    )
+
+
+def double_charge(
+    focus: RequestEntry, earlier: Sequence[RequestEntry], order: str, settings: Settings
+) -> Explanation:
+    """``order`` was paid before; ``earlier`` holds the requests before ``focus`` with its key.
+
+    The first cause that fits: the paid request was served by another instance with its own
+    store, its record expired (``settings.ttl_s``), no key was sent, or another key was.
+    """
+    paid = next((e for e in reversed(earlier) if e.outcome in ("charged", "replayed")), None)
+    if (
+        paid is not None
+        and paid.instance != focus.instance
+        and (settings.store_scope == "per_instance")
+    ):
+        return _another_instance(focus, paid, order)
+    if paid is not None and focus.at - paid.at >= settings.ttl_s:
+        return _expired(focus, order, settings)
+    if focus.key is None:
+        return Explanation(
+            "double",
+            Text("DOUBLE CHARGE — order %(order)s paid again", order=order),
+            (
+                N_(
+                    "This request had no Idempotency-Key, so the server could not tell a retry "
+                    "from a new payment and charged again."
+                ),
+                N_("Give every attempt of one intent the same key."),
+            ),
+        )
+    return _another_key(focus, order)
+
+
+def _another_instance(focus: RequestEntry, paid: RequestEntry, order: str) -> Explanation:
+    return Explanation(
+        "double",
+        Text("DOUBLE CHARGE — order %(order)s, on another instance", order=order),
+        (
+            Text(
+                "#%(id)s was served by %(first)s; this retry reached %(this)s, whose store "
+                "had never seen the key. Dedup only in process memory does not survive a "
+                "second instance.",
+                id=paid.id,
+                first=paid.instance,
+                this=focus.instance,
+            ),
+            N_("The fix: one store shared by every instance."),
+        ),
+    )
+
+
+def _expired(focus: RequestEntry, order: str, settings: Settings) -> Explanation:
+    return Explanation(
+        "double",
+        Text("DOUBLE CHARGE — order %(order)s, after the key expired", order=order),
+        (
+            Text(
+                "The record of %(key)s expired (TTL %(hours)s h) before this retry, so the "
+                "store saw a new intent and charged again.",
+                key=focus.key,
+                hours=settings.ttl_s // 3600,
+            ),
+            N_("Keep keys at least as long as clients may retry."),
+        ),
+    )
+
+
+def _another_key(focus: RequestEntry, order: str) -> Explanation:
+    return Explanation(
+        "double",
+        Text("DOUBLE CHARGE — order %(order)s paid again", order=order),
+        (
+            Text(
+                "The key %(key)s was new to the store, so it charged. But order %(order)s "
+                "had already been paid under another key: the store deduplicates keys, not "
+                "orders.",
+                key=focus.key,
+                order=order,
+            ),
+            N_("Derive the key from the intent (order, operation, version), never per click."),
+        ),
+    )

@@ -1,0 +1,24 @@
+"""The answer every explanation gives: a tone, a headline and a few sentences."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from ...engine.text import Text
+
+Tone = Literal["idle", "charged", "replayed", "conflict", "error", "double"]
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """A headline and one to three sentences; ``tone`` picks the badge and colour.
+
+    Texts are marked for translation (a literal marked with ``N_``, or a
+    :class:`~demo.engine.text.Text` with parameters): the page translates them; ``str()`` of
+    each gives the English.
+    """
+
+    tone: Tone
+    headline: str | Text
+    sentences: tuple[str | Text, ...]

@@ -1,0 +1,61 @@
+"""The client got no answer: the instance crashed mid-request, or the response was lost."""
+
+from __future__ import annotations
+
+from ...engine.text import N_, Text
+from ...lab import RequestEntry
+from ..step_names import step_name
+from .explanation import Explanation
+
+LEASE = N_(
+    "A free lock proves the holder dead only inside one process. Across instances a real "
+    "system waits for the record's deadline (a lease, 30 s here) before reclaiming it, and "
+    "keeps the reservation in the shared store."
+)
+"""How a real system tells a dead holder from a slow one (README: "A dead holder or a
+slow one?")."""
+
+
+def crashed(focus: RequestEntry) -> Explanation:
+    """The instance died at a step boundary; the crash step's ``after`` names which."""
+    after = focus.step("crash")
+    step = after.detail.get("after", "?") if after else "?"
+    died = (
+        N_(
+            "The instance serving #%(id)s died after the gateway charged (at the step "
+            "boundary after '%(step)s'). The client saw the connection drop: it cannot tell "
+            "whether it paid."
+        )
+        if step in ("gateway charge", "record save")
+        else N_(
+            "The instance serving #%(id)s died (at the step boundary after '%(step)s'). The "
+            "client saw the connection drop: it cannot tell whether it paid."
+        )
+    )
+    return Explanation(
+        "error",
+        N_("CRASHED — the instance died mid-request"),
+        (
+            Text(died, id=focus.id, step=step_name(step)),
+            N_("Retry with the same key and watch what the store and the gateway make of it."),
+        ),
+    )
+
+
+def lost_response(focus: RequestEntry) -> Explanation:
+    """The server charged and saved the record; the response never reached the client."""
+    return Explanation(
+        "error",
+        N_("NO RESPONSE — did it charge?"),
+        (
+            Text(
+                "The server charged (%(charge)s) and saved the record, but the response "
+                "never reached the client.",
+                charge=focus.charge_id,
+            ),
+            N_(
+                "Retry with the same key: the store replays the stored response. A new key "
+                "would be a new intent, and would charge again."
+            ),
+        ),
+    )

@@ -1,0 +1,27 @@
+"""Which requests of the log were in flight at the same time (races and duplicates)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ...lab import RequestEntry
+
+
+def overlap(a: RequestEntry, b: RequestEntry) -> bool:
+    """Whether ``a`` and ``b`` were in flight together (an unfinished one ends as it starts)."""
+    a_end, b_end = a.finished or a.started, b.finished or b.started
+    return a.started <= b_end and b.started <= a_end
+
+
+def overlapping_charger(
+    focus: RequestEntry, entries: Sequence[RequestEntry]
+) -> RequestEntry | None:
+    """Another request with the same key that charged while ``focus`` was in flight."""
+    end = focus.finished or focus.started
+    for other in entries:
+        if other.id == focus.id or other.key != focus.key or other.outcome != "charged":
+            continue
+        other_end = other.finished or other.started
+        if other.started <= end and focus.started <= other_end:
+            return other
+    return None

@@ -1,0 +1,156 @@
+"""A retry that charged nothing new: our store replayed the stored response, or the
+gateway, given the key, returned the first charge (a recovery)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ...engine.text import N_, Text
+from ...lab import RequestEntry, Settings
+from ..gateway import LedgerSummary
+from .explanation import Explanation
+from .no_answer import LEASE
+from .overlaps import overlapping_charger
+
+
+def replayed(
+    focus: RequestEntry, entries: Sequence[RequestEntry], summary: LedgerSummary
+) -> Explanation:
+    """The store had the key with the same fingerprint: the stored response, replayed."""
+    if focus.status == 402:
+        return Explanation(
+            "replayed",
+            N_("REPLAYED — the same 402 decline"),
+            (
+                N_(
+                    "The decline was stored like any business result, so the retry got it back "
+                    "without asking the gateway again. Retrying a decline is pointless; a new "
+                    "card is a new intent."
+                ),
+            ),
+        )
+    sentences: list[str | Text] = [
+        Text(
+            "The key %(key)s was already in the store with the same fingerprint, so the "
+            "server sent back the stored response (%(charge)s) with "
+            "Idempotent-Replayed: true. The gateway was not called.",
+            key=focus.key,
+            charge=focus.charge_id,
+        ),
+    ]
+    waited = _waited(focus, entries)
+    if waited is not None:
+        sentences.insert(0, waited)
+    order = focus.charge.order_id if focus.charge else None
+    if order in summary.doubled:
+        sentences.append(
+            Text(
+                "The ledger still shows order %(order)s charged more than once, from earlier "
+                "requests: a replay cannot undo a double charge that already happened.",
+                order=order,
+            )
+        )
+    return Explanation(
+        "replayed",
+        Text("REPLAYED — %(charge)s again, no new charge", charge=focus.charge_id),
+        tuple(sentences),
+    )
+
+
+def _waited(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Text | None:
+    """Why the replay came late: it waited (at least 1 ms) for the first request's lock."""
+    acquired = focus.step("lock acquire")
+    waited = float(acquired.detail.get("waited_ms", 0)) if acquired else 0.0
+    if waited < 1:
+        return None
+    first = overlapping_charger(focus, entries)
+    who: str | Text = f"#{first.id}" if first else Text("the first request")
+    ms = f"{waited:.0f}"
+    if focus.settings is not None and focus.settings.step_mode:
+        # In step mode the wait is the attendee's doing: the holder stood paused.
+        return Text(
+            "This request waited %(ms)s ms for the per-key lock, which %(who)s held: in "
+            "step mode %(who)s stood paused until you stepped it on. Once %(who)s had "
+            "saved its record and let the lock go, this request looked the key up again "
+            "and found the finished record.",
+            who=who,
+            ms=ms,
+        )
+    return Text(
+        "This request arrived while %(who)s was still charging. It waited %(ms)s ms "
+        "for the per-key lock, looked the key up again, and found the finished record.",
+        who=who,
+        ms=ms,
+    )
+
+
+def recovered(
+    focus: RequestEntry,
+    entries: Sequence[RequestEntry],
+    summary: LedgerSummary,
+    settings: Settings,
+    emails: int,
+) -> Explanation:
+    """The handler ran again, but the key went on to the gateway, which returned the first
+    charge. Our own side effect (an inline receipt e-mail) may still have gone out twice."""
+    crashed = any(
+        e.key == focus.key and e.outcome == "crashed" and e.id < focus.id for e in entries
+    )
+    sentences: list[str | Text] = [_how_recovered(focus, entries, crashed=crashed)]
+    if crashed:
+        sentences.append(LEASE)
+    if settings.email == "inline" and emails > summary.intended:
+        sentences.append(
+            Text(
+                "But the receipt e-mail is our own side effect: the re-run sent it again "
+                "(%(emails)s e-mails for %(orders)s order). An outbox written with the "
+                "record sends it once.",
+                emails=emails,
+                orders=summary.intended,
+            )
+        )
+        # The money is safe, the customer's inbox is not: no green headline over that.
+        return Explanation(
+            "double",
+            Text(
+                "CHARGED ONCE — but the receipt e-mail went out %(emails)s times",
+                emails=emails,
+            ),
+            tuple(sentences),
+        )
+    return Explanation(
+        "charged",
+        Text("RECOVERED — %(charge)s, charged once", charge=focus.charge_id),
+        tuple(sentences),
+    )
+
+
+def _how_recovered(focus: RequestEntry, entries: Sequence[RequestEntry], *, crashed: bool) -> Text:
+    """What sent the request past our store: an earlier timeout, a crash, or neither."""
+    timed_out = any(
+        e.key == focus.key and e.step("gateway timeout") is not None and e.id < focus.id
+        for e in entries
+    )
+    if timed_out:
+        return Text(
+            "An earlier attempt with this key timed out after the gateway charged. The "
+            "key goes on to the gateway, so running the charge again is safe: the gateway "
+            "returned the first charge (%(charge)s) instead of taking the money twice.",
+            charge=focus.charge_id,
+        )
+    if crashed:
+        return Text(
+            "An earlier attempt with this key crashed after the gateway charged. This "
+            "retry found the key in progress with nobody holding its lock, reclaimed it "
+            "and called the gateway again with the idempotency key passed on: the gateway "
+            "returned the first charge (%(charge)s) instead of taking the money twice.",
+            charge=focus.charge_id,
+        )
+    return Text(
+        "This request got past our store (the lock is off, the record expired, or "
+        "another instance served the first), so it called the gateway again. But the "
+        "idempotency key went on to the gateway too, and the gateway had seen it: it "
+        "returned the first charge (%(charge)s). Its idempotency caught what ours "
+        "missed.",
+        charge=focus.charge_id,
+    )

@@ -1,0 +1,50 @@
+"""A scenario preset: what one lesson card holds (:class:`Scenario`).
+
+The presets themselves, one per pitfall, are in :mod:`demo.payments.scenarios`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One lesson card.
+
+    :param settings: lab settings on top of the defaults (the failure switched on).
+    :param client: the page's client switches: ``key_strategy`` (``"stable"``,
+        ``"random"`` or ``"none"``) and ``guard`` (bool).
+    :param script: the buttons to click, by their ``data-action`` names.
+    :param fix: the settings (and ``fix_client``: the client switches) that fix it;
+        ``fix_script`` the clicks with the fix, when they differ.
+    """
+
+    name: str
+    title: str
+    goal: str
+    steps: tuple[str, ...]
+    why: str
+    fix_text: str
+    script: tuple[str, ...]
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    client: Mapping[str, Any] = field(default_factory=dict)
+    fix: Mapping[str, Any] = field(default_factory=dict)
+    fix_client: Mapping[str, Any] = field(default_factory=dict)
+    fix_script: tuple[str, ...] = ()
+    fix_steps: tuple[str, ...] = ()
+    fix_note: str = ""
+    """A "go further" note shown after the fixed steps, not numbered as a step."""
+    defence: bool = False
+    """The point is that the defence works (a refusal, a replayed decline): the card
+    frames it as "what protects you", with "the other case" in place of a fix."""
+
+    def clicks(self, fixed: bool) -> tuple[str, ...]:
+        """The buttons to click, with the fix applied or not."""
+        return (self.fix_script or self.script) if fixed else self.script
+
+    def steps_for(self, fixed: bool) -> tuple[str, ...]:
+        """The steps the card lists, with the fix applied or not."""
+        return (self.fix_steps or self.steps) if fixed else self.steps
