@@ -13,7 +13,10 @@ from typing import Any
 
 from flask import Flask
 
-from .lab import MAX_PAUSED, MAX_PAUSED_PER_LAB, Lab, LabRegistry, Settings
+from .engine.stepping import MAX_PAUSED, MAX_PAUSED_PER_LAB
+from .payments.settings import Settings
+from .registry import LabRegistry
+from .workspace import Workspace
 
 __all__ = ["create_app"]
 
@@ -57,11 +60,11 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     # Each paused request holds a server thread: one budget for every lab.
     paused_slots = threading.BoundedSemaphore(cfg["STEP_MAX_PAUSED"])
 
-    def make_lab(lab_id: str) -> Lab:
+    def make_lab(lab_id: str) -> Workspace:
         settings = Settings(
             gateway_latency_ms=cfg["DEFAULT_LATENCY_MS"], ttl_s=cfg["DEFAULT_TTL_S"]
         )
-        return Lab(
+        return Workspace(
             lab_id,
             settings=settings,
             max_log=cfg["LAB_MAX_LOG"],

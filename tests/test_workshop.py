@@ -11,7 +11,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from demo.lab import Lab
+from demo.workspace import Workspace
 
 KEY = {"Idempotency-Key": "t1:u7:pay:order-42:v1"}
 BODY = {"order_id": "42", "amount": 100000}
@@ -31,9 +31,9 @@ def test_opening_a_lesson_applies_its_scenario_and_lists_the_path(
     answer = client.post("/lab/w-lesson?lesson=decline")
     assert answer.status_code == 303
     assert answer.headers["Location"].endswith("/lab/w-lesson")
-    lab: Lab = lab_of("w-lesson")
+    lab: Workspace = lab_of("w-lesson")
     assert lab.lesson is not None and lab.lesson.name == "decline"
-    assert lab.settings.gateway_decline
+    assert lab.payments.settings.gateway_decline
     html = client.get("/lab/w-lesson").text
     assert 'data-lesson="decline"' in html
     assert "0 of 10 achieved" in html

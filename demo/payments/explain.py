@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..engine.text import N_, Text
-from ..lab import RequestEntry, Settings
 from .gateway import LedgerSummary
+from .requests import RequestEntry
+from .settings import Settings
 from .step_names import step_name
 
 Tone = Literal["idle", "charged", "replayed", "conflict", "error", "double"]

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from .. import history
-from ..lab import CHOICES, MAX_ADVANCE_S, RANGES, Settings
+from ..engine.clock import MAX_ADVANCE_S
 from ..lessons import PATH
 from ..payments.charges import (
     ALLOWED_FIELDS,
@@ -30,6 +30,7 @@ from ..payments.charges import (
     ChargeRequest,
 )
 from ..payments.scenarios import SCENARIOS
+from ..payments.settings import CHOICES, RANGES, Settings
 
 INTEGER_RULE = (
     "A JSON integer: a number written with a fraction or an exponent (24.0, 2.4e1) is "
