@@ -160,12 +160,22 @@ class LabRegistry:
             self._replays[lab_id] = _Slot(lab, "", now, now)
             return lab
 
-    def active(self, within_s: float) -> list[Workspace]:
-        """The labs used in the last ``within_s`` seconds (an open page polls, so it counts)."""
+    def active(self, within_s: float, *, in_use: bool = False) -> list[Workspace]:
+        """The labs used in the last ``within_s`` seconds (an open page polls, so it counts).
+
+        :param in_use: only labs a person uses: proven (used again :data:`PROVEN_AFTER_S`
+            after creation, as an open page does) and not blank, so the labs a flood writes
+            once, or leaves empty, are not counted (the instructor's "active labs").
+        """
         now = self._clock()
         with self._guard:
             slots = [*self._labs.values(), *self._replays.values()]
-            return [s.lab for s in slots if now - s.used < within_s]
+            recent = [s for s in slots if now - s.used < within_s]
+            if in_use:
+                recent = [s for s in recent if s.proven]
+        labs = [s.lab for s in recent]
+        # is_blank takes the lab's own lock: asked outside the registry's guard.
+        return [lab for lab in labs if not lab.is_blank()] if in_use else labs
 
     def peek(self, lab_id: str) -> Workspace | None:
         """The lab with this id if it exists; never creates one or marks it used."""

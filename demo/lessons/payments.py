@@ -53,7 +53,10 @@ PATH: tuple[Lesson, ...] = (
             "replays."
         ),
         (
-            N_("The first Pay charges, but its response never reaches the page."),
+            N_(
+                "The Ledger shows the first charge although the page got no answer: the money "
+                "moved, and only the server knows it."
+            ),
             N_("Retry with a new key is what a client that makes a key per attempt does."),
             N_("With the fix, Retry sends the same key: watch the REPLAYED badge."),
         ),
