@@ -295,7 +295,10 @@ def test_space_on_a_fresh_lab_starts_the_lessons_and_no_key_shows_no_key(
     expect(page.locator("#idempotency-key")).to_have_value("")
     page.keyboard.press(" ")
     expect(page.locator("#lesson .actual-charges")).to_have_text("2", timeout=10_000)
-    assert [c.idempotency_key for c in live_server.lab(lab_id).payments.gateway.ledger()] == [None, None]
+    assert [c.idempotency_key for c in live_server.lab(lab_id).payments.gateway.ledger()] == [
+        None,
+        None,
+    ]
 
 
 def test_a_pasted_link_opens_the_lesson_in_one_click_and_changes_nothing_for_a_bot(
