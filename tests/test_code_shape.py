@@ -52,7 +52,8 @@ def _exists(module: str) -> bool:
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(DEMO)))
 def test_no_module_is_over_400_lines(path: Path) -> None:
-    assert len(path.read_text().splitlines()) <= MAX_MODULE_LINES
+    lines = len(path.read_text().splitlines())
+    assert lines <= MAX_MODULE_LINES, f"{path.name}: {lines} lines"
 
 
 def test_no_script_is_over_400_lines() -> None:
@@ -60,14 +61,17 @@ def test_no_script_is_over_400_lines() -> None:
     own = [s for s in scripts if "htmx" not in s.name]
     assert own, "the page's own scripts were found"
     for script in own:
-        assert len(script.read_text().splitlines()) <= MAX_MODULE_LINES, script.name
+        lines = len(script.read_text().splitlines())
+        assert lines <= MAX_MODULE_LINES, f"{script.name}: {lines} lines"
 
 
 def test_no_class_over_300_lines_and_no_function_over_60() -> None:
     too_long = []
     for path in MODULES:
         for node in ast.walk(ast.parse(path.read_text())):
-            size = (node.end_lineno or 0) - getattr(node, "lineno", 0) + 1
+            if not isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            size = (node.end_lineno or node.lineno) - node.lineno + 1
             if isinstance(node, ast.ClassDef) and size > MAX_CLASS_LINES:
                 too_long.append((path.name, node.name, size))
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
