@@ -23,6 +23,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -31,6 +32,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+SERVED = [ROOT]
+"""The tree whose ``python -m demo`` the benchmarks start (``--against`` swaps it)."""
 CHROMIUM = os.environ.get("DEMO_CHROMIUM", "/usr/bin/chromium")
 
 
@@ -61,7 +64,7 @@ def raise_own_fd_limit(wanted: int = 8192) -> None:
 def serve_dev(port: int, idle_s: float) -> None:
     """The development server the lab ran on before (werkzeug, a thread per connection,
     no timeouts): for comparison only."""
-    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, os.getcwd())
     from werkzeug.serving import make_server
 
     from demo import create_app
@@ -82,7 +85,7 @@ def server(*args: str, kind: str = "waitress") -> Iterator[tuple[str, int, int]]
         command = [sys.executable, str(Path(__file__).resolve()), "--dev-server", *args]
     proc = subprocess.Popen(
         command,
-        cwd=ROOT,
+        cwd=SERVED[0],  # python -m demo imports the demo package of its working directory
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -491,6 +494,55 @@ def page(clicks: int) -> list[tuple[str, str, str]]:
 SECTIONS = ("race", "overhead", "workshop", "slow", "page")
 
 
+def measure(only: set[str], quick: bool, workshop_s: float) -> list[tuple[str, str, str]]:
+    """Run the benchmarks named in ``only`` against the served tree; the table's rows."""
+    rows: list[tuple[str, str, str]] = []
+    if "race" in only:
+        rows += race_visibility(trials=20 if quick else 200, pairs=200 if quick else 10_000)
+    if "overhead" in only:
+        rows += overhead(requests=300 if quick else 2000, threads=8)
+    if "workshop" in only:
+        for kind in SERVERS:
+            rows += workshop(
+                labs=10 if quick else 100,
+                seconds=5 if quick else workshop_s,
+                idle_s=3 if quick else 10,
+                kind=kind,
+            )
+    if "slow" in only:
+        for kind in SERVERS:
+            rows += slow_connections(conns=1100, hold_s=10 if quick else 40, kind=kind)
+    if "page" in only:
+        rows += page(clicks=5 if quick else 30)
+    return rows
+
+
+@contextmanager
+def checkout(rev: str) -> Iterator[Path]:
+    """Commit ``rev`` of this repository, checked out in a temporary directory."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "tree"
+        git = ["git", "-C", str(ROOT), "worktree"]
+        subprocess.run([*git, "add", "-q", "--detach", str(tree), rev], check=True)
+        try:
+            yield tree
+        finally:
+            subprocess.run([*git, "remove", "--force", str(tree)], check=False)
+
+
+def compare(rev: str, before: list[tuple[str, str, str]], now: list[tuple[str, str, str]],
+            took_s: float) -> str:  # fmt: skip
+    """The two runs side by side, row by row (the same benchmarks in the same order)."""
+    header = (
+        f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, in {took_s:.0f} s: this tree, then {rev}, one run."
+    )
+    lines = [f"| Benchmark | {rev} | this tree | Target |", "|---|---|---|---|"]
+    for (what, then, target), (_, measured, _) in zip(before, now, strict=True):
+        lines.append(f"| {what} | {then} | {measured} | {target} |")
+    return "\n".join(["# Benchmarks, compared", "", header, "", *lines, ""])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small numbers, a smoke run")
@@ -500,6 +552,11 @@ def main() -> None:
     parser.add_argument(
         "--workshop-s", type=float, default=60, help="seconds of workshop load (default 60)"
     )
+    parser.add_argument(
+        "--against",
+        metavar="REV",
+        help="also measure commit REV (checked out in a temporary directory) and print both",
+    )
     parser.add_argument("--dev-server", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--lab-idle-s", type=float, default=7200, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -507,33 +564,22 @@ def main() -> None:
         serve_dev(0, args.lab_idle_s)
         return
     raise_own_fd_limit()
-    quick = args.quick
     only = set(args.only.split(","))
-    rows: list[tuple[str, str, str]] = []
     started = time.time()
-    if "race" in only:
-        rows += race_visibility(trials=20 if quick else 200, pairs=200 if quick else 10_000)
-    if "overhead" in only:
-        rows += overhead(requests=300 if quick else 2000, threads=8)
-    if "workshop" in only:
-        for kind in SERVERS:
-            rows += workshop(
-                labs=10 if quick else 100,
-                seconds=5 if quick else args.workshop_s,
-                idle_s=3 if quick else 10,
-                kind=kind,
-            )
-    if "slow" in only:
-        for kind in SERVERS:
-            rows += slow_connections(conns=1100, hold_s=10 if quick else 40, kind=kind)
-    if "page" in only:
-        rows += page(clicks=5 if quick else 30)
+    rows = measure(only, args.quick, args.workshop_s)
+    if args.against:
+        with checkout(args.against) as tree:
+            SERVED[0] = tree
+            before = measure(only, args.quick, args.workshop_s)
+            SERVED[0] = ROOT
+        print(compare(args.against, before, rows, time.time() - started))
+        return
     table = [
         "| Benchmark | Measured | Target |",
         "|---|---|---|",
         *(f"| {what} | {measured} | {target} |" for what, measured, target in rows),
     ]
-    partial = quick or only != set(SECTIONS) or args.workshop_s != 60
+    partial = args.quick or only != set(SECTIONS) or args.workshop_s != 60
     header = (
         f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, {os.cpu_count()} cores, "
         f"Python {platform.python_version()}, in {time.time() - started:.0f} s, one run"

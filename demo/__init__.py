@@ -13,7 +13,10 @@ from typing import Any
 
 from flask import Flask
 
-from .lab import MAX_PAUSED, MAX_PAUSED_PER_LAB, Lab, LabRegistry, Settings
+from .engine.stepping import MAX_PAUSED, MAX_PAUSED_PER_LAB
+from .payments.settings import Settings
+from .registry import LabRegistry
+from .workspace import Workspace
 
 __all__ = ["create_app"]
 
@@ -22,6 +25,34 @@ def _resources() -> Path:
     """Where ``templates/`` and ``static/`` are: the package (wheel) or the project root."""
     here = Path(__file__).resolve().parent
     return here if (here / "templates").is_dir() else here.parent
+
+
+def _registry(cfg: Mapping[str, Any]) -> LabRegistry:
+    """The registry of workspaces, each made with the configured defaults and caps."""
+    # Each paused request holds a server thread: one budget for every lab.
+    paused_slots = threading.BoundedSemaphore(cfg["STEP_MAX_PAUSED"])
+
+    def make_lab(lab_id: str) -> Workspace:
+        settings = Settings(
+            gateway_latency_ms=cfg["DEFAULT_LATENCY_MS"], ttl_s=cfg["DEFAULT_TTL_S"]
+        )
+        return Workspace(
+            lab_id,
+            settings=settings,
+            max_log=cfg["LAB_MAX_LOG"],
+            max_records=cfg["LAB_MAX_RECORDS"],
+            max_ledger=cfg["LAB_MAX_LEDGER"],
+            max_paused=cfg["STEP_MAX_PAUSED_PER_LAB"],
+            paused_slots=paused_slots,
+        )
+
+    return LabRegistry(
+        max_labs=cfg["LAB_MAX"],
+        idle_s=cfg["LAB_IDLE_S"],
+        fresh_s=cfg["LAB_FRESH_S"],
+        max_replays=cfg["LAB_MAX_REPLAYS"],
+        make_lab=make_lab,
+    )
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
@@ -53,31 +84,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     if test_config is not None:
         app.config.from_mapping(test_config)
 
-    cfg = app.config
-    # Each paused request holds a server thread: one budget for every lab.
-    paused_slots = threading.BoundedSemaphore(cfg["STEP_MAX_PAUSED"])
-
-    def make_lab(lab_id: str) -> Lab:
-        settings = Settings(
-            gateway_latency_ms=cfg["DEFAULT_LATENCY_MS"], ttl_s=cfg["DEFAULT_TTL_S"]
-        )
-        return Lab(
-            lab_id,
-            settings=settings,
-            max_log=cfg["LAB_MAX_LOG"],
-            max_records=cfg["LAB_MAX_RECORDS"],
-            max_ledger=cfg["LAB_MAX_LEDGER"],
-            max_paused=cfg["STEP_MAX_PAUSED_PER_LAB"],
-            paused_slots=paused_slots,
-        )
-
-    app.extensions["labs"] = LabRegistry(
-        max_labs=cfg["LAB_MAX"],
-        idle_s=cfg["LAB_IDLE_S"],
-        fresh_s=cfg["LAB_FRESH_S"],
-        max_replays=cfg["LAB_MAX_REPLAYS"],
-        make_lab=make_lab,
-    )
+    app.extensions["labs"] = _registry(app.config)
 
     from . import web
     from .web import api, assets, errors, headers, i18n, pages, workshop

@@ -49,9 +49,7 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Parse the options, print the URL, and serve until Ctrl-C; returns the exit status
-    (1 when the address cannot be bound, 2 for a bad option)."""
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="idempotency-demo", description=__doc__)
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument(
@@ -84,7 +82,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"seconds after which an idle or stalled connection is closed "
         f"(default {DEFAULT_TIMEOUT_S})",
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _warnings(server_limit: int, args: argparse.Namespace) -> None:
+    """What the operator should know before the URL: a lowered limit, an open address."""
+    if server_limit < args.connection_limit:
+        print(
+            f"Note: the open-file limit (ulimit -n) allows {server_limit} "
+            f"connections, not {args.connection_limit}.",
+            file=sys.stderr,
+        )
+    if not _is_loopback(args.host):
+        print(
+            f"Warning: bound to {args.host}, so the lab is reachable from the network, "
+            "by anyone who can reach this machine.",
+            file=sys.stderr,
+        )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse the options, print the URL, and serve until Ctrl-C; returns the exit status
+    (1 when the address cannot be bound, 2 for a bad option)."""
+    args = _parser().parse_args(argv)
 
     app = create_app({"LAB_IDLE_S": args.lab_idle_s, "STEP_MAX_PAUSED": args.threads // 2})
     try:
@@ -100,18 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"Cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     log_to_stderr()
-    if server.connection_limit < args.connection_limit:
-        print(
-            f"Note: the open-file limit (ulimit -n) allows {server.connection_limit} "
-            f"connections, not {args.connection_limit}.",
-            file=sys.stderr,
-        )
-    if not _is_loopback(args.host):
-        print(
-            f"Warning: bound to {args.host}, so the lab is reachable from the network, "
-            "by anyone who can reach this machine.",
-            file=sys.stderr,
-        )
+    _warnings(server.connection_limit, args)
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     if ":" in shown:
         shown = f"[{shown}]"

@@ -5,8 +5,8 @@ in the room: the same timeline, ledger and explanations, with nothing left to ru
 Times are relative (ms after the first request), so a replay draws the same timeline.
 
 A lab's own history always opens again, and exports again byte for byte the same: every
-text the lab logs is printable (:func:`demo.lab.shown`), every step detail follows the
-one table the lab writes them from (:data:`demo.lab.STEPS`), and a request's start and
+text the lab logs is printable (:func:`demo.engine.text.shown`), every step detail follows the
+one table the lab writes them from (:data:`demo.payments.steps.STEPS`), and a request's start and
 duration are exported as whole microseconds, which survive the trip exactly.
 
 Plain Python, no web framework.
@@ -23,10 +23,14 @@ from typing import Any, TypeGuard, cast, get_args
 
 from .engine.problems import Problem, canonical_json
 from .engine.text import N_, Text
-from .lab import STEPS, Email, Lab, Outcome, RequestEntry, Settings, Step
+from .engine.timeline import Step
 from .payments.charges import ChargeRequest, parse_charge
 from .payments.gateway import Charge
+from .payments.requests import Email, Outcome, RequestEntry
 from .payments.scenarios import SCENARIOS, Scenario
+from .payments.settings import Settings
+from .payments.steps import STEPS
+from .workspace import Workspace
 
 KEY = re.compile(r"[\x20-\x7e]{1,255}")
 
@@ -39,7 +43,7 @@ MAX_STEPS = 40
 OUTCOMES = frozenset(get_args(Outcome))
 
 
-def export(lab: Lab) -> dict[str, Any]:
+def export(lab: Workspace) -> dict[str, Any]:
     """The lab's history: settings, scenario, requests with their steps, charges, e-mails.
 
     Shape: ``{"format", "version", "settings", "scenario", "fixed", "clock_offset_s",
@@ -50,16 +54,16 @@ def export(lab: Lab) -> dict[str, Any]:
     exact. A step's ``at_ms`` is kept unrounded, so the replay orders every step as the
     original did.
     """
-    entries = [e for e in lab.requests() if e.finished is not None]
+    entries = [e for e in lab.payments.requests() if e.finished is not None]
     # The earliest start, not the first logged: two concurrent requests may be logged in
     # the other order, and no request may start before the origin.
     origin = min((e.started for e in entries), default=0.0)
     return {
         "format": FORMAT,
         "version": VERSION,
-        "settings": lab.settings.as_dict(),
-        "scenario": lab.scenario.name if lab.scenario else None,
-        "fixed": lab.fixed,
+        "settings": lab.payments.settings.as_dict(),
+        "scenario": lab.payments.scenario.name if lab.payments.scenario else None,
+        "fixed": lab.payments.fixed,
         "clock_offset_s": lab.clock_offset_s(),
         "requests": [
             {
@@ -70,12 +74,12 @@ def export(lab: Lab) -> dict[str, Any]:
                 "at": e.at,
                 "problem_detail": e.problem_detail,
                 "raw_key": e.raw_key,
-                "settings": (e.settings or lab.settings).as_dict(),
+                "settings": (e.settings or lab.payments.settings).as_dict(),
             }
             for e in entries
         ],
-        "charges": [c.as_dict() for c in lab.gateway.ledger()],
-        "emails": [m.as_dict() for m in lab.emails()],
+        "charges": [c.as_dict() for c in lab.payments.gateway.ledger()],
+        "emails": [m.as_dict() for m in lab.payments.emails()],
     }
 
 
@@ -96,7 +100,7 @@ class History:
     scenario: Scenario | None = None
     fixed: bool = False
 
-    def load_into(self, lab: Lab) -> None:
+    def load_into(self, lab: Workspace) -> None:
         """Make the fresh ``lab`` a read-only replay of this history."""
         lab.load_history(
             self.settings,
@@ -201,7 +205,7 @@ def _list(data: Mapping[str, Any], name: str, limit: int) -> list[Any]:
 
 
 def _text(value: object, limit: int = 300) -> TypeGuard[str]:
-    """A string as the lab logs it (:func:`demo.lab.shown`): printable (no control
+    """A string as the lab logs it (:func:`demo.engine.text.shown`): printable (no control
     characters, no lone surrogates), at most ``limit`` characters."""
     return isinstance(value, str) and len(value) <= limit and value.isprintable()
 
@@ -349,7 +353,8 @@ def _int(value: object, where: str) -> int:
 
 def _step(item: object, where: str, passed: dict[str, int], shared: _Shared) -> Step:
     """One step as the lab writes it: a known name, at most as often as one request can
-    pass it, and only the detail members :data:`demo.lab.STEPS` gives it, each of its type."""
+    pass it, and only the detail members :data:`demo.payments.steps.STEPS` gives it, each
+    of its type."""
     if not isinstance(item, Mapping):
         raise _bad(where, N_("must be an object"))
     name, at_ms = item.get("step"), item.get("at_ms")

@@ -9,7 +9,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from demo import create_app
-from demo.lab import Lab, LabRegistry
+from demo.registry import LabRegistry
+from demo.workspace import Workspace
 
 
 @pytest.fixture
@@ -28,7 +29,7 @@ def lab_of(app: Flask):
     """``lab_of("id")``: the in-memory lab behind ``/lab/id``."""
     registry: LabRegistry = app.extensions["labs"]
 
-    def get(lab_id: str) -> Lab:
+    def get(lab_id: str) -> Workspace:
         return registry.get(lab_id)
 
     return get

@@ -14,7 +14,6 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from demo.lab import Lab, LabRegistry, Settings
 from demo.payments.explain import explain
 from demo.payments.gateway import summarise
 from demo.payments.idempotency import (
@@ -25,6 +24,9 @@ from demo.payments.idempotency import (
     execute,
     fingerprint,
 )
+from demo.payments.settings import Settings
+from demo.registry import LabRegistry
+from demo.workspace import Workspace
 
 FP = fingerprint("POST", "/api/charges", {"order_id": "42", "amount": 100000, "currency": "VND"})
 KEY = ["t1:u7:pay:order-42:v1"]
@@ -101,63 +103,68 @@ def test_a_record_in_doubt_is_evictable_like_a_completed_one() -> None:
 # -- the lab: the gateway really charges, then times out ----------------------------
 
 
-def make(**settings: Any) -> Lab:
-    return Lab("t", settings=Settings(gateway_latency_ms=0, **settings))
+def make(**settings: Any) -> Workspace:
+    return Workspace("t", settings=Settings(gateway_latency_ms=0, **settings))
 
 
 def test_the_lab_keeps_the_key_in_doubt_and_charges_once() -> None:
     lab = make(fault="gateway_timeout")
-    response, entry = lab.create_charge(KEY, BODY)
+    response, entry = lab.payments.create_charge(KEY, BODY)
     assert response.status == 504 and entry.outcome == "error"
     assert json.loads(response.body)["type"].endswith("/gateway-timeout")
-    assert len(lab.gateway.ledger()) == 1  # the money moved
+    assert len(lab.payments.gateway.ledger()) == 1  # the money moved
     assert entry.step("gateway timeout") is not None and entry.step("in doubt") is not None
-    assert lab.settings.fault == "none"  # one-shot
-    response, entry = lab.create_charge(KEY, BODY)
+    assert lab.payments.settings.fault == "none"  # one-shot
+    response, entry = lab.payments.create_charge(KEY, BODY)
     assert response.status == 409 and entry.outcome == "in_doubt"
-    assert len(lab.gateway.ledger()) == 1  # not released and charged again
+    assert len(lab.payments.gateway.ledger()) == 1  # not released and charged again
 
 
 def test_with_the_downstream_key_the_retry_gets_the_first_charge_back() -> None:
     lab = make(fault="gateway_timeout", recovery="downstream_key")
-    response, entry = lab.create_charge(KEY, BODY)
+    response, entry = lab.payments.create_charge(KEY, BODY)
     assert response.status == 504 and entry.step("release") is not None
-    response, entry = lab.create_charge(KEY, BODY)
+    response, entry = lab.payments.create_charge(KEY, BODY)
     assert response.status == 201 and entry.outcome == "recovered"
     assert json.loads(response.body)["id"] == "ch_0001"
-    assert [c.id for c in lab.gateway.ledger()] == ["ch_0001"]
+    assert [c.id for c in lab.payments.gateway.ledger()] == ["ch_0001"]
 
 
 def test_switching_the_downstream_key_on_later_does_not_release_a_key_in_doubt() -> None:
     lab = make(fault="gateway_timeout")
-    lab.create_charge(KEY, BODY)
-    lab.update_settings({"recovery": "downstream_key"})
+    lab.payments.create_charge(KEY, BODY)
+    lab.payments.update_settings({"recovery": "downstream_key"})
     # The first call went out without the key: the gateway could not match a re-run.
-    _, entry = lab.create_charge(KEY, BODY)
-    assert entry.outcome == "in_doubt" and len(lab.gateway.ledger()) == 1
+    _, entry = lab.payments.create_charge(KEY, BODY)
+    assert entry.outcome == "in_doubt" and len(lab.payments.gateway.ledger()) == 1
 
 
 def test_a_keyless_timeout_says_a_retry_would_charge_again() -> None:
     lab = make(fault="gateway_timeout")
-    response, entry = lab.create_charge([], BODY)
+    response, entry = lab.payments.create_charge([], BODY)
     assert response.status == 504 and entry.outcome == "error"
     assert "No key was sent" in json.loads(response.body)["detail"]
 
 
 def test_the_explanations_tell_the_timeout_and_the_doubt() -> None:
     lab = make(fault="gateway_timeout")
-    lab.create_charge(KEY, BODY)
-    summary = summarise(lab.gateway.ledger())
-    said = explain(lab.requests(), summary, None, lab.settings)
+    lab.payments.create_charge(KEY, BODY)
+    summary = summarise(lab.payments.gateway.ledger())
+    said = explain(lab.payments.requests(), summary, None, lab.payments.settings)
     assert str(said.headline) == "504 — the gateway timed out, after charging"
     assert "kept it, marked in doubt" in " ".join(map(str, said.sentences))
-    lab.create_charge(KEY, BODY)
-    said = explain(lab.requests(), summary, None, lab.settings)
+    lab.payments.create_charge(KEY, BODY)
+    said = explain(lab.payments.requests(), summary, None, lab.payments.settings)
     assert str(said.headline) == "409 IN DOUBT — nothing charged again"
     fixed = make(fault="gateway_timeout", recovery="downstream_key")
-    fixed.create_charge(KEY, BODY)
-    fixed.create_charge(KEY, BODY)
-    said = explain(fixed.requests(), summarise(fixed.gateway.ledger()), None, fixed.settings)
+    fixed.payments.create_charge(KEY, BODY)
+    fixed.payments.create_charge(KEY, BODY)
+    said = explain(
+        fixed.payments.requests(),
+        summarise(fixed.payments.gateway.ledger()),
+        None,
+        fixed.payments.settings,
+    )
     assert said.headline and "RECOVERED" in str(said.headline)
     assert "timed out after the gateway charged" in " ".join(map(str, said.sentences))
 
@@ -166,11 +173,11 @@ def test_the_explanations_tell_the_timeout_and_the_doubt() -> None:
 def test_the_scenario_charges_once_either_way(fixed: bool) -> None:
     lab = make()
     lab.apply_scenario("gateway-timeout", fixed=fixed)
-    lab.update_settings({"gateway_latency_ms": 0})
-    lab.create_charge(KEY, BODY)
-    _, retry = lab.create_charge(KEY, BODY)
+    lab.payments.update_settings({"gateway_latency_ms": 0})
+    lab.payments.create_charge(KEY, BODY)
+    _, retry = lab.payments.create_charge(KEY, BODY)
     assert retry.outcome == ("recovered" if fixed else "in_doubt")
-    assert len(lab.gateway.ledger()) == 1
+    assert len(lab.payments.gateway.ledger()) == 1
 
 
 # -- over HTTP ----------------------------------------------------------------------------
@@ -197,7 +204,7 @@ def test_over_http_a_timeout_is_504_then_409_in_doubt(app: Flask) -> None:
     )
     assert again.status_code == 409 and again.get_json()["type"].endswith("/key-in-doubt")
     registry: LabRegistry = app.extensions["labs"]
-    assert len(registry.get("timeout").gateway.ledger()) == 1
+    assert len(registry.get("timeout").payments.gateway.ledger()) == 1
     state = client.get(f"{api}/state").get_json()
     assert [r["state"] for r in state["records"]] == ["in_doubt"]
 
@@ -215,9 +222,14 @@ def test_after_a_crash_the_explanation_names_the_lease() -> None:
     """A free lock proves a dead holder only in one process: the explanation says so."""
     for recovery, outcome in (("none", "charged"), ("downstream_key", "recovered")):
         lab = make(fault="crash_after_charge", recovery=recovery)
-        lab.create_charge(KEY, BODY)
-        _, retry = lab.create_charge(KEY, BODY)
+        lab.payments.create_charge(KEY, BODY)
+        _, retry = lab.payments.create_charge(KEY, BODY)
         assert retry.outcome == outcome
-        said = explain(lab.requests(), summarise(lab.gateway.ledger()), None, lab.settings)
+        said = explain(
+            lab.payments.requests(),
+            summarise(lab.payments.gateway.ledger()),
+            None,
+            lab.payments.settings,
+        )
         text = " ".join(map(str, said.sentences))
         assert "only inside one process" in text and "a lease, 30 s here" in text

@@ -20,32 +20,35 @@ from hypothesis import strategies as st
 
 from demo import history
 from demo.engine.problems import Problem
-from demo.lab import IN_PROGRESS_S, STEPS, Lab, Settings, shown
+from demo.engine.text import shown
 from demo.payments.charges import parse_json
 from demo.payments.idempotency import IdempotencyStore, State, StoreFull
+from demo.payments.settings import IN_PROGRESS_S, Settings
+from demo.payments.steps import STEPS
+from demo.workspace import Workspace
 
 JSON = {"Accept": "application/json"}
 BODY = {"order_id": "42", "amount": 100000}
 DEMO = Path(__file__).resolve().parent.parent / "demo"
 
 
-def new_lab(lab_id: str = "t", **settings: Any) -> Lab:
-    return Lab(lab_id, settings=Settings(gateway_latency_ms=0, **settings))
+def new_lab(lab_id: str = "t", **settings: Any) -> Workspace:
+    return Workspace(lab_id, settings=Settings(gateway_latency_ms=0, **settings))
 
 
-def pay(lab: Lab, key: str | None, body: Any = BODY, action: str = "Pay") -> Any:
+def pay(lab: Workspace, key: str | None, body: Any = BODY, action: str = "Pay") -> Any:
     raw = json.dumps(body).encode() if not isinstance(body, bytes) else body
-    return lab.create_charge([key] if key is not None else [], raw, action=action)
+    return lab.payments.create_charge([key] if key is not None else [], raw, action=action)
 
 
-def exported(lab: Lab) -> bytes:
+def exported(lab: Workspace) -> bytes:
     """What ``GET /lab/<id>/history.json`` sends."""
     return json.dumps(history.export(lab), ensure_ascii=False, indent=1).encode()
 
 
-def reimported(body: bytes) -> Lab:
+def reimported(body: bytes) -> Workspace:
     """What ``POST /replay`` makes of ``body``."""
-    lab = Lab("replay")
+    lab = Workspace("replay")
     history.read(parse_json(body)).load_into(lab)
     return lab
 
@@ -82,6 +85,12 @@ def _trace_calls() -> list[tuple[str, str, set[str]]]:
             first = node.args[0]
             if name == "trace" and isinstance(first, ast.Constant):
                 assert all(k.arg is not None for k in node.keywords), "no **detail"
+                found.append((path.name, first.value, {str(k.arg) for k in node.keywords}))
+            elif (
+                isinstance(node.func, ast.Attribute)
+                and node.func.attr == "mark"
+                and isinstance(first, ast.Constant)
+            ):  # entry.mark("step", **detail): a step written outside a handler's trace
                 found.append((path.name, first.value, {str(k.arg) for k in node.keywords}))
             elif name == "Step" and isinstance(first, ast.Constant) and len(node.args) == 3:
                 detail = node.args[2]
@@ -264,14 +273,14 @@ def test_a_one_mebibyte_history_stays_under_two_mebibytes_in_memory(
     gc.collect()
     tracemalloc.start()
     try:
-        lab = Lab("mem")
+        lab = Workspace("mem")
         before = tracemalloc.get_traced_memory()[0]
         history.read(parse_json(body)).load_into(lab)
         gc.collect()
         kept = tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()
-    assert len(lab.requests()) == REQUESTS
+    assert len(lab.payments.requests()) == REQUESTS
     print(f"1 MiB history: {len(body)} bytes, kept {kept} bytes")
     assert kept < 2 * 1024 * 1024, kept
 
@@ -345,10 +354,10 @@ def test_a_bug_in_a_charge_request_still_ends_it(monkeypatch: pytest.MonkeyPatch
     def broken(body: bytes) -> Any:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr("demo.lab.parse_charge", broken)
+    monkeypatch.setattr("demo.payments.endpoint.parse_charge", broken)
     with pytest.raises(RuntimeError):
         pay(lab, "k-1")
-    (entry,) = lab.requests()
+    (entry,) = lab.payments.requests()
     assert entry.finished is not None and entry.status == 500
     assert lab.state()["requests"][0]["outcome"] != "in_flight"
 
@@ -393,10 +402,10 @@ def test_an_awkward_clock_round_trips_exactly() -> None:
     lab = new_lab()
     for n in range(6):
         pay(lab, f"k-{n}")
-    for n, entry in enumerate(lab.requests()):
+    for n, entry in enumerate(lab.payments.requests()):
         entry.started = 987_654.321_987_654 + n * 0.1 + 1e-7 * n
         entry.finished = entry.started + 0.300_000_1 + n * 1.000_000_3e-3
-    lab.requests()[1].started -= 0.2  # logged second, started first (a concurrent pair)
+    lab.payments.requests()[1].started -= 0.2  # logged second, started first (a concurrent pair)
     first = exported(lab)
     assert min(r["started_ms"] for r in json.loads(first)["requests"]) == 0
     second = exported(reimported(first))
@@ -407,13 +416,13 @@ def test_an_awkward_clock_round_trips_exactly() -> None:
 def test_a_scenario_lab_round_trips_with_its_scenario() -> None:
     lab = new_lab()
     lab.apply_scenario("crash-window", fixed=True)
-    lab.update_settings({"gateway_latency_ms": 0})
+    lab.payments.update_settings({"gateway_latency_ms": 0})
     pay(lab, "k-1")
     pay(lab, "k-1", action="Retry")
     first = exported(lab)
     assert json.loads(first)["scenario"] == "crash-window"
     replayed = reimported(first)
-    assert replayed.scenario is lab.scenario and replayed.fixed
+    assert replayed.payments.scenario is lab.payments.scenario and replayed.payments.fixed
     assert exported(replayed) == first
 
 
@@ -454,7 +463,7 @@ def test_export_import_export_is_identical_for_any_requests(steps: list[Any], ad
     lab = new_lab("prop")
     for key, body, action, change in steps:
         if change:
-            lab.update_settings(change)
+            lab.payments.update_settings(change)
         pay(lab, key, body, action)
     if advance:
         lab.advance(advance * 3600)
@@ -466,38 +475,38 @@ def test_export_import_export_is_identical_for_any_requests(steps: list[Any], ad
 
 
 def test_crashes_in_progress_stay_within_the_record_cap() -> None:
-    lab = Lab("cap", settings=Settings(gateway_latency_ms=0), max_records=20)
+    lab = Workspace("cap", settings=Settings(gateway_latency_ms=0), max_records=20)
     for n in range(60):
-        lab.update_settings({"fault": "crash_after_charge"})
+        lab.payments.update_settings({"fault": "crash_after_charge"})
         response, entry = pay(lab, f"k-{n}")
         assert entry.outcome == "crashed"
-        assert len(lab.records()) <= 20
+        assert len(lab.payments.records()) <= 20
         lab.advance(IN_PROGRESS_S + 1)  # the crashed request's deadline passes
-    records = lab.records()
+    records = lab.payments.records()
     assert len(records) == 20
     assert {r.key for _, r in records} == {f"k-{n}" for n in range(40, 60)}  # oldest went
 
 
 def test_a_store_full_of_live_in_progress_records_refuses_new_keys_with_503() -> None:
-    lab = Lab("full", settings=Settings(gateway_latency_ms=0), max_records=5)
+    lab = Workspace("full", settings=Settings(gateway_latency_ms=0), max_records=5)
     pay(lab, "done")  # a completed record: evicted first
     for n in range(5):
-        lab.update_settings({"fault": "crash_after_charge"})
+        lab.payments.update_settings({"fault": "crash_after_charge"})
         pay(lab, f"k-{n}")
-    assert len(lab.records()) == 5
-    assert "done" not in {r.key for _, r in lab.records()}
-    charges = len(lab.gateway.ledger())
+    assert len(lab.payments.records()) == 5
+    assert "done" not in {r.key for _, r in lab.payments.records()}
+    charges = len(lab.payments.gateway.ledger())
     response, entry = pay(lab, "new")
     assert response.status == 503
     assert json.loads(response.body)["type"] == "/problems/store-full"
     assert 1 <= int(response.header("Retry-After") or 0) <= IN_PROGRESS_S
     assert entry.outcome == "invalid" and entry.finished is not None
-    assert len(lab.gateway.ledger()) == charges  # nothing charged
-    assert len(lab.records()) == 5
+    assert len(lab.payments.gateway.ledger()) == charges  # nothing charged
+    assert len(lab.payments.records()) == 5
     lab.advance(IN_PROGRESS_S + 1)
     response, _ = pay(lab, "new")
     assert response.status == 201
-    assert len(lab.records()) == 5
+    assert len(lab.payments.records()) == 5
 
 
 def test_the_store_evicts_the_oldest_completed_or_abandoned_record() -> None:
@@ -552,7 +561,7 @@ def test_a_ttl_under_the_deadline_with_reject_is_422(
 
 def test_a_ttl_at_the_deadline_with_reject_answers_409_in_flight() -> None:
     lab = new_lab(in_flight="reject", ttl_s=IN_PROGRESS_S)
-    lab.update_settings({"fault": "crash_after_charge"})
+    lab.payments.update_settings({"fault": "crash_after_charge"})
     pay(lab, "k-1")  # left in progress, as a request still running would be
     response, entry = pay(lab, "k-1")
     assert (response.status, entry.outcome) == (409, "in_use")
@@ -619,7 +628,7 @@ def test_a_replay_shows_the_order_the_lab_was_on(client: FlaskClient) -> None:
         body = {**BODY, "order_id": order}
         client.post("/lab/o44/api/charges", json=body, headers={"Idempotency-Key": f"k-{order}"})
     lab = reimported(json.dumps(client.get("/lab/o44/history.json").get_json()).encode())
-    assert lab.current_order == "44"
+    assert lab.payments.current_order == "44"
     assert lab.read_only
 
 
@@ -630,7 +639,7 @@ def test_an_e_mail_keeps_when_and_how_it_was_sent_through_a_replay(client: Flask
     [mail] = data["emails"]
     assert mail["via"] == "outbox" and mail["sent_at"] > 0
     lab = reimported(json.dumps(data).encode())
-    assert [(m.via, m.sent_at) for m in lab.emails()] == [("outbox", mail["sent_at"])]
+    assert [(m.via, m.sent_at) for m in lab.payments.emails()] == [("outbox", mail["sent_at"])]
     mail["sent_at"] = "yesterday"
     answer = replay(client, data)
     assert answer.status_code == 422

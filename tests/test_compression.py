@@ -75,7 +75,7 @@ def test_a_replay_is_byte_identical_to_the_stored_response_whatever_the_encoding
     assert first.status_code == again.status_code == bare.status_code == 201
     assert again.headers["Idempotent-Replayed"] == "true"
     assert "Content-Encoding" not in bare.headers
-    (record,) = app.extensions["labs"].get("gz-replay").store.records()
+    (record,) = app.extensions["labs"].get("gz-replay").payments.store.records()
     assert record.response is not None
     assert gunzip(first) == gunzip(again) == bare.data == record.response.body
 

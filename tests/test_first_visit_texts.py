@@ -13,10 +13,11 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from demo import create_app
-from demo.lab import Lab, LabRegistry
 from demo.lessons import LESSONS, PATH, Progress
 from demo.payments.scenarios import SCENARIOS
+from demo.registry import LabRegistry
 from demo.web.i18n import MISSING
+from demo.workspace import Workspace
 
 EN = {"Accept-Language": "en"}
 VI = {"Accept-Language": "vi"}
@@ -33,7 +34,7 @@ def client(app: Flask) -> FlaskClient:
     return app.test_client()
 
 
-def lab(app: Flask, lab_id: str) -> Lab:
+def lab(app: Flask, lab_id: str) -> Workspace:
     registry: LabRegistry = app.extensions["labs"]
     return registry.get(lab_id)
 

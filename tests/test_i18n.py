@@ -199,7 +199,7 @@ def test_step_mode_is_told_in_vietnamese(marking: FlaskClient) -> None:
     _settings(marking, "vi-step", step_mode=True)
     html = _clean(_page(marking, "vi-step"))
     assert "Chạy từng bước" in html
-    assert "# demo/lab.py, Lab._charge: side effect" in html
+    assert "# demo/payments/endpoint.py, ChargeEndpoint._charge: side effect" in html
 
 
 @pytest.mark.parametrize("scenario", ["race", "crash-window", "profiles", "email-once"])

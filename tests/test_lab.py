@@ -9,41 +9,45 @@ import threading
 import pytest
 
 from demo.engine.problems import Problem
-from demo.lab import Lab, LabRegistry, Settings
+from demo.payments.settings import Settings
+from demo.registry import LabRegistry
+from demo.workspace import Workspace
 
 BODY = b'{"order_id": "42", "amount": 100000}'
 
 
-def lab(**settings: object) -> Lab:
-    return Lab("t", settings=Settings(gateway_latency_ms=0).patched(settings))
+def lab(**settings: object) -> Workspace:
+    return Workspace("t", settings=Settings(gateway_latency_ms=0).patched(settings))
 
 
 def test_validation_failure_stores_nothing_and_a_corrected_retry_goes_through() -> None:
     the_lab = lab()
-    response, entry = the_lab.create_charge(["k"], b'{"order_id": "42", "amount": 100000.0}')
+    response, entry = the_lab.payments.create_charge(
+        ["k"], b'{"order_id": "42", "amount": 100000.0}'
+    )
     assert response.status == 422
     assert entry.outcome == "invalid"
-    assert the_lab.store.records() == []
-    assert the_lab.gateway.ledger() == []
-    response, _ = the_lab.create_charge(["k"], BODY)
+    assert the_lab.payments.store.records() == []
+    assert the_lab.payments.gateway.ledger() == []
+    response, _ = the_lab.payments.create_charge(["k"], BODY)
     assert response.status == 201
-    assert len(the_lab.gateway.ledger()) == 1
+    assert len(the_lab.payments.gateway.ledger()) == 1
 
 
 def test_keyless_requests_each_charge() -> None:
     the_lab = lab()
     for _ in range(3):
-        response, entry = the_lab.create_charge([], BODY)
+        response, entry = the_lab.payments.create_charge([], BODY)
         assert response.status == 201
         assert entry.key is None
-    assert len(the_lab.gateway.ledger()) == 3
-    assert the_lab.store.records() == []  # no shared keyless record
+    assert len(the_lab.payments.gateway.ledger()) == 3
+    assert the_lab.payments.store.records() == []  # no shared keyless record
 
 
 def test_log_records_steps_and_outcome() -> None:
     the_lab = lab()
-    the_lab.create_charge(["k"], BODY, action="Pay")
-    _, entry = the_lab.create_charge(["k"], BODY, action="Retry")
+    the_lab.payments.create_charge(["k"], BODY, action="Pay")
+    _, entry = the_lab.payments.create_charge(["k"], BODY, action="Retry")
     assert entry.outcome == "replayed"
     assert entry.action == "Retry"
     assert [s.name for s in entry.steps] == ["validate", "lookup", "fingerprint check", "respond"]
@@ -55,19 +59,19 @@ def test_log_records_steps_and_outcome() -> None:
 
 def test_lock_off_double_submit_charges_twice_lock_on_once() -> None:
     for lock, expected in ((False, 2), (True, 1)):
-        the_lab = Lab("t", settings=Settings(lock=lock, gateway_latency_ms=200))
+        the_lab = Workspace("t", settings=Settings(lock=lock, gateway_latency_ms=200))
         start = threading.Barrier(2)
 
-        def send(the_lab: Lab = the_lab, start: threading.Barrier = start) -> None:
+        def send(the_lab: Workspace = the_lab, start: threading.Barrier = start) -> None:
             start.wait(5)
-            the_lab.create_charge(["k"], BODY)
+            the_lab.payments.create_charge(["k"], BODY)
 
         threads = [threading.Thread(target=send) for _ in range(2)]
         for t in threads:
             t.start()
         for t in threads:
             t.join(5)
-        assert len(the_lab.gateway.ledger()) == expected, f"lock={lock}"
+        assert len(the_lab.payments.gateway.ledger()) == expected, f"lock={lock}"
 
 
 def test_gateway_failure_is_502_and_releases_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -78,14 +82,14 @@ def test_gateway_failure_is_502_and_releases_the_key(monkeypatch: pytest.MonkeyP
     def down(**_: object) -> None:
         raise GatewayError("connection reset")
 
-    monkeypatch.setattr(the_lab.gateway, "charge", down)
-    response, entry = the_lab.create_charge(["k"], BODY)
+    monkeypatch.setattr(the_lab.payments.gateway, "charge", down)
+    response, entry = the_lab.payments.create_charge(["k"], BODY)
     assert response.status == 502
     assert json.loads(response.body)["type"] == "/problems/gateway-error"
     assert entry.outcome == "error"
-    assert the_lab.store.get("k") is None
+    assert the_lab.payments.store.get("k") is None
     monkeypatch.undo()
-    response, _ = the_lab.create_charge(["k"], BODY)
+    response, _ = the_lab.payments.create_charge(["k"], BODY)
     assert response.status == 201
 
 
@@ -117,42 +121,42 @@ class TestSettings:
 
     def test_update_applies_to_store_and_gateway(self) -> None:
         the_lab = lab()
-        the_lab.update_settings({"ttl_s": 60, "gateway_latency_ms": 5})
-        assert the_lab.store.ttl_s == 60
-        assert the_lab.gateway.latency_ms == 5
+        the_lab.payments.update_settings({"ttl_s": 60, "gateway_latency_ms": 5})
+        assert the_lab.payments.store.ttl_s == 60
+        assert the_lab.payments.gateway.latency_ms == 5
 
 
 def test_reset_keeps_settings() -> None:
     the_lab = lab(lock=False)
-    the_lab.create_charge(["k"], BODY)
+    the_lab.payments.create_charge(["k"], BODY)
     the_lab.reset()
     assert (
-        the_lab.gateway.ledger() == []
-        and the_lab.store.records() == []
-        and the_lab.requests() == []
+        the_lab.payments.gateway.ledger() == []
+        and the_lab.payments.store.records() == []
+        and the_lab.payments.requests() == []
     )
-    assert the_lab.settings.lock is False
+    assert the_lab.payments.settings.lock is False
 
 
 def test_new_order_id_skips_used_and_shown_ids() -> None:
     the_lab = lab()
-    assert the_lab.new_order_id() == "42"
-    assert the_lab.new_order_id(after="42") == "43"
-    the_lab.create_charge(["k"], b'{"order_id": "44", "amount": 1}')
-    assert the_lab.new_order_id(after="43") == "45"
-    assert the_lab.new_order_id(after="not-a-number") not in {"42", "43", "44"}
+    assert the_lab.payments.new_order_id() == "42"
+    assert the_lab.payments.new_order_id(after="42") == "43"
+    the_lab.payments.create_charge(["k"], b'{"order_id": "44", "amount": 1}')
+    assert the_lab.payments.new_order_id(after="43") == "45"
+    assert the_lab.payments.new_order_id(after="not-a-number") not in {"42", "43", "44"}
 
 
 def test_request_log_is_a_ring_buffer() -> None:
-    the_lab = Lab("t", settings=Settings(gateway_latency_ms=0), max_log=5)
+    the_lab = Workspace("t", settings=Settings(gateway_latency_ms=0), max_log=5)
     for i in range(8):
-        the_lab.create_charge([f"k{i}"], BODY)
-    assert [e.key for e in the_lab.requests()] == ["k3", "k4", "k5", "k6", "k7"]
+        the_lab.payments.create_charge([f"k{i}"], BODY)
+    assert [e.key for e in the_lab.payments.requests()] == ["k3", "k4", "k5", "k6", "k7"]
 
 
-def fast(lab_id: str) -> Lab:
+def fast(lab_id: str) -> Workspace:
     """A lab whose gateway answers at once."""
-    return Lab(lab_id, settings=Settings(gateway_latency_ms=0))
+    return Workspace(lab_id, settings=Settings(gateway_latency_ms=0))
 
 
 class TestRegistry:
@@ -160,8 +164,8 @@ class TestRegistry:
         registry = LabRegistry()
         a, b = registry.get("a"), registry.get("b")
         assert registry.get("a") is a
-        a.create_charge(["k"], BODY)
-        assert b.gateway.ledger() == []
+        a.payments.create_charge(["k"], BODY)
+        assert b.payments.gateway.ledger() == []
 
     @pytest.mark.parametrize("bad", ["", "a" * 65, "a.b", "a/b", "é", "a b", "../x"])
     def test_bad_ids_are_404(self, bad: str) -> None:
@@ -173,9 +177,9 @@ class TestRegistry:
         now = [0.0]
         registry = LabRegistry(make_lab=fast, max_labs=3, fresh_s=5, clock=lambda: now[0])
         kept = registry.get("kept", source="a")
-        kept.create_charge(["k"], BODY)
+        kept.payments.create_charge(["k"], BODY)
         blank = registry.get("blank", source="b")  # a write that left nothing, e.g. a reset
-        registry.get("other", source="c").create_charge(["k"], BODY)
+        registry.get("other", source="c").payments.create_charge(["k"], BODY)
         now[0] = 100
         registry.get("new", source="d")
         assert registry.peek("blank") is None and registry.peek("kept") is kept
@@ -184,8 +188,8 @@ class TestRegistry:
     def test_active_in_use_leaves_out_unproven_and_blank_labs(self) -> None:
         now = [0.0]
         registry = LabRegistry(make_lab=fast, clock=lambda: now[0])
-        registry.get("person", source="a").create_charge(["k"], BODY)
-        registry.get("flood", source="b").create_charge(["k"], BODY)  # written once only
+        registry.get("person", source="a").payments.create_charge(["k"], BODY)
+        registry.get("flood", source="b").payments.create_charge(["k"], BODY)  # written once only
         registry.get("blank", source="c")
         now[0] = 5
         registry.get("person", source="a")  # an open page comes back: proven
@@ -199,7 +203,7 @@ class TestRegistry:
             make_lab=fast, max_labs=2, idle_s=7200, fresh_s=5, clock=lambda: now[0]
         )
         for name in ("a", "b"):
-            registry.get(name, source=name).create_charge(["k"], BODY)
+            registry.get(name, source=name).payments.create_charge(["k"], BODY)
         now[0] = 2
         for name in ("a", "b"):
             registry.find(name)  # their pages poll: proven
@@ -232,7 +236,7 @@ class TestRegistry:
         established = []
         for i in range(30):
             lab = registry.get(f"attendee-{i}", source="room")
-            lab.create_charge(["k"], BODY)
+            lab.payments.create_charge(["k"], BODY)
             established.append(lab)
         now[0] = 3
         for lab in established:
@@ -249,7 +253,7 @@ class TestRegistry:
                 refused += 1
             if n == 5_000:
                 start = now[0]
-                registry.get("newcomer", source="elsewhere").create_charge(["k"], BODY)
+                registry.get("newcomer", source="elsewhere").payments.create_charge(["k"], BODY)
                 newcomer_waited = now[0] - start
         assert all(registry.peek(lab.id) is lab for lab in established)
         assert registry.peek("newcomer") is not None and newcomer_waited == 0
@@ -262,7 +266,7 @@ class TestRegistry:
     ) -> None:
         now = [0.0]
         registry = LabRegistry(make_lab=fast, max_labs=50, fresh_s=5, clock=lambda: now[0])
-        registry.get("elsewhere", source="other").create_charge(["k"], BODY)
+        registry.get("elsewhere", source="other").payments.create_charge(["k"], BODY)
         now[0] = 1
         registry.find("elsewhere")  # its page polls: proven
 
@@ -286,7 +290,7 @@ class TestRegistry:
         registry = LabRegistry(make_lab=fast, max_labs=200, fresh_s=5, clock=lambda: now[0])
         for i in range(60):
             now[0] += 0.5  # a room arriving within half a minute
-            registry.get(f"seat-{i}", source="203.0.113.7").create_charge(["k"], BODY)
+            registry.get(f"seat-{i}", source="203.0.113.7").payments.create_charge(["k"], BODY)
         assert len(registry) == 60
         now[0] += 5
         for i in range(60):
@@ -296,7 +300,7 @@ class TestRegistry:
         now = [0.0]
         registry = LabRegistry(make_lab=fast, max_labs=2, max_replays=3, clock=lambda: now[0])
         mine = registry.get("mine")
-        mine.create_charge(["k"], BODY)
+        mine.payments.create_charge(["k"], BODY)
         replays = []
         for _ in range(10):
             now[0] += 1
@@ -333,7 +337,7 @@ def test_expired_labs_are_freed_at_once() -> None:
     now = [0.0]
     registry = LabRegistry(idle_s=60, clock=lambda: now[0])
     lab = registry.get("gone")
-    lab.create_charge(["k"], BODY)
+    lab.payments.create_charge(["k"], BODY)
     ref = weakref.ref(lab)
     del lab
     gc.disable()

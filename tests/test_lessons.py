@@ -12,23 +12,24 @@ import pytest
 from test_step_mode import requests, step
 
 from demo.engine.problems import Problem
-from demo.lab import Lab, Settings
 from demo.lessons import LESSONS, PATH
+from demo.payments.settings import Settings
+from demo.workspace import Workspace
 
 BODY = b'{"order_id": "42", "amount": 100000}'
 OTHER = b'{"order_id": "42", "amount": 101000}'
 KEY = "t1:u7:pay:order-42:v1"
 
 
-def new_lab(latency_ms: int = 0) -> Lab:
-    return Lab("lessons", settings=Settings(gateway_latency_ms=latency_ms))
+def new_lab(latency_ms: int = 0) -> Workspace:
+    return Workspace("lessons", settings=Settings(gateway_latency_ms=latency_ms))
 
 
-def pay(lab: Lab, key: str | None = KEY, body: bytes = BODY) -> str:
-    return lab.create_charge([key] if key else [], body)[1].outcome
+def pay(lab: Workspace, key: str | None = KEY, body: bytes = BODY) -> str:
+    return lab.payments.create_charge([key] if key else [], body)[1].outcome
 
 
-def double_submit(lab: Lab, key: str | None = KEY) -> list[str]:
+def double_submit(lab: Workspace, key: str | None = KEY) -> list[str]:
     start = threading.Barrier(2)
     outcomes: list[str] = []
 
@@ -44,123 +45,123 @@ def double_submit(lab: Lab, key: str | None = KEY) -> list[str]:
     return sorted(outcomes)
 
 
-def fix(lab: Lab) -> None:
+def fix(lab: Workspace) -> None:
     """What "Apply the fix" does: the scenario again, with its fix, in the same lesson."""
     assert lab.lesson is not None
     lab.apply_scenario(lab.lesson.name, fixed=True)
 
 
-def stepped_double_submit(lab: Lab) -> None:
+def stepped_double_submit(lab: Workspace) -> None:
     """Step A and B in turn, one step each: both pass lookup before either saves."""
     with requests(lab, 2):
         for _ in range(30):
-            if not lab.paused():
+            if not lab.payments.stepper.paused():
                 break
             step(lab, "A")
             step(lab, "B")
 
 
-def fail_double_click(lab: Lab) -> None:
+def fail_double_click(lab: Workspace) -> None:
     double_submit(lab, key=None)
 
 
-def fixed_double_click(lab: Lab) -> None:
+def fixed_double_click(lab: Workspace) -> None:
     double_submit(lab)
 
 
-def fail_lost_response(lab: Lab) -> None:
+def fail_lost_response(lab: Workspace) -> None:
     pay(lab)
     pay(lab, key="a-new-random-key")
 
 
-def fixed_lost_response(lab: Lab) -> None:
+def fixed_lost_response(lab: Workspace) -> None:
     pay(lab)
     assert pay(lab) == "replayed"
 
 
-def fail_key_reuse(lab: Lab) -> None:
+def fail_key_reuse(lab: Workspace) -> None:
     pay(lab)
     assert pay(lab, body=OTHER) == "conflict"
 
 
-def fixed_key_reuse(lab: Lab) -> None:
+def fixed_key_reuse(lab: Workspace) -> None:
     pay(lab)
     pay(lab, key="t1:u7:pay:order-43:v1", body=b'{"order_id": "43", "amount": 101000}')
 
 
-def fail_race(lab: Lab) -> None:
+def fail_race(lab: Workspace) -> None:
     assert double_submit(lab) == ["charged", "charged"]
 
 
-def fixed_race(lab: Lab) -> None:
+def fixed_race(lab: Workspace) -> None:
     assert double_submit(lab) == ["charged", "replayed"]
 
 
-def fail_slow_motion(lab: Lab) -> None:
+def fail_slow_motion(lab: Workspace) -> None:
     stepped_double_submit(lab)
-    assert len(lab.gateway.ledger()) == 2
+    assert len(lab.payments.gateway.ledger()) == 2
 
 
-def fixed_slow_motion(lab: Lab) -> None:
+def fixed_slow_motion(lab: Workspace) -> None:
     stepped_double_submit(lab)
-    assert len(lab.gateway.ledger()) == 1
+    assert len(lab.payments.gateway.ledger()) == 1
 
 
-def fail_crash_window(lab: Lab) -> None:
+def fail_crash_window(lab: Workspace) -> None:
     assert pay(lab) == "crashed"
     assert pay(lab) == "charged"
 
 
-def fixed_crash_window(lab: Lab) -> None:
+def fixed_crash_window(lab: Workspace) -> None:
     assert pay(lab) == "crashed"
     assert pay(lab) == "recovered"
 
 
-def fail_ttl_expiry(lab: Lab) -> None:
+def fail_ttl_expiry(lab: Workspace) -> None:
     pay(lab)
     lab.advance(25 * 3600)
     assert pay(lab) == "charged"
 
 
-def fixed_ttl_expiry(lab: Lab) -> None:
+def fixed_ttl_expiry(lab: Workspace) -> None:
     pay(lab)
     lab.advance(25 * 3600)
     assert pay(lab) == "replayed"
 
 
-def fail_multi_instance(lab: Lab) -> None:
+def fail_multi_instance(lab: Workspace) -> None:
     pay(lab)
     assert pay(lab) == "charged"
 
 
-def fixed_multi_instance(lab: Lab) -> None:
+def fixed_multi_instance(lab: Workspace) -> None:
     pay(lab)
     assert pay(lab) == "replayed"
 
 
-def fail_decline(lab: Lab) -> None:
+def fail_decline(lab: Workspace) -> None:
     assert pay(lab) == "declined"
     assert pay(lab) == "replayed"
 
 
-def fixed_decline(lab: Lab) -> None:
+def fixed_decline(lab: Workspace) -> None:
     assert pay(lab) == "error"
     assert pay(lab) == "charged"
 
 
-def fail_email_once(lab: Lab) -> None:
+def fail_email_once(lab: Workspace) -> None:
     pay(lab)
     pay(lab)
-    assert len(lab.emails()) == 2
+    assert len(lab.payments.emails()) == 2
 
 
-def fixed_email_once(lab: Lab) -> None:
+def fixed_email_once(lab: Workspace) -> None:
     pay(lab)
     pay(lab)
-    assert len(lab.emails()) == 1
+    assert len(lab.payments.emails()) == 1
 
 
-Half = Callable[[Lab], None]
+Half = Callable[[Workspace], None]
 PLAYS: dict[str, tuple[Half, Half]] = {
     name: (
         globals()["fail_" + name.replace("-", "_")],
@@ -239,8 +240,8 @@ def test_the_race_checks_see_the_lock_not_the_fix_button() -> None:
     lab = new_lab(latency_ms=200)
     lab.open_lesson("race")
     assert double_submit(lab) == ["charged", "charged"]
-    lab.update_settings({"lock": True})
-    lab.new_order_id()
+    lab.payments.update_settings({"lock": True})
+    lab.payments.new_order_id()
     assert double_submit(lab, key="t1:u7:pay:order-43:v1") == ["charged", "replayed"]
     assert lab.achieved() == {"race"}
 
@@ -274,7 +275,7 @@ def test_a_lesson_runs_checks_only_while_it_is_open() -> None:
     lab = new_lab()
     lab.open_lesson("decline")
     lab.leave_scenario()
-    lab.update_settings({"gateway_decline": True})
+    lab.payments.update_settings({"gateway_decline": True})
     pay(lab)
     pay(lab)
     assert lab.state()["lessons"]["decline"]["met"] == []
@@ -309,11 +310,11 @@ def test_lost_response_retry_with_the_same_key_after_the_new_key_counts() -> Non
     assert lab.achieved() == {"lost-response"}
 
 
-def _step_to_end(lab: Lab, label: str) -> None:
+def _step_to_end(lab: Workspace, label: str) -> None:
     for _ in range(30):
         if not step(lab, label):
             return
-    raise AssertionError(f"{label} never finished: {lab.paused()}")
+    raise AssertionError(f"{label} never finished: {lab.payments.stepper.paused()}")
 
 
 def test_slow_motion_is_not_achieved_by_stepping_a_to_the_end_first() -> None:
@@ -326,15 +327,15 @@ def test_slow_motion_is_not_achieved_by_stepping_a_to_the_end_first() -> None:
     with requests(lab, 2):
         _step_to_end(lab, "A")
         _step_to_end(lab, "B")
-    assert sorted(e.outcome for e in lab.requests()[-2:]) == ["charged", "replayed"]
-    assert len(lab.gateway.ledger()) == 1
+    assert sorted(e.outcome for e in lab.payments.requests()[-2:]) == ["charged", "replayed"]
+    assert len(lab.payments.gateway.ledger()) == 1
     assert "slow-motion" not in lab.achieved()
     # The interleaving: A takes the lock, B tries it and blocks, then A runs on.
     lab.reset()  # an empty store again: the same key misses once more
     with requests(lab, 2):
         for label in ("A", "A", "B", "B"):  # A: lock wait, lock acquire; B: lock wait, blocks
             assert step(lab, label), label
-        blocked = [p for p in lab.paused() if p["label"] == "B"]
+        blocked = [p for p in lab.payments.stepper.paused() if p["label"] == "B"]
         assert blocked and blocked[0]["blocked_by"] == "A"
         _step_to_end(lab, "A")
         _step_to_end(lab, "B")

@@ -13,7 +13,8 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from demo.lab import Lab, Settings
+from demo.payments.settings import Settings
+from demo.workspace import Workspace
 
 KEYS = ["k1", "k2", "k3", "k4"]
 BODIES = [
@@ -58,7 +59,7 @@ class IdempotencyModel(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.clock = Clock()
-        self.lab = Lab(
+        self.lab = Workspace(
             "model", settings=Settings(gateway_latency_ms=0, ttl_s=TTL_S), clock=self.clock
         )
         self.records: dict[str, ModelRecord] = {}
@@ -75,7 +76,7 @@ class IdempotencyModel(RuleBasedStateMachine):
         return record
 
     def send(self, key: str, body: int) -> tuple[Any, Any]:
-        return self.lab.create_charge([key], json.dumps(BODIES[body]).encode())
+        return self.lab.payments.create_charge([key], json.dumps(BODIES[body]).encode())
 
     # -- rules -----------------------------------------------------------------------
 
@@ -116,16 +117,16 @@ class IdempotencyModel(RuleBasedStateMachine):
     @rule(key=st.sampled_from(KEYS), body=st.integers(0, len(BODIES) - 1))
     def gateway_error(self, key: str, body: int) -> None:
         record = self.live(key)
-        self.lab.update_settings({"fault": "gateway_error"})
+        self.lab.payments.update_settings({"fault": "gateway_error"})
         response, _ = self.send(key, body)
         if record is not None and (record.body != body or record.state == "completed"):
             # Answered from the record: the gateway was never called, the fault is still armed.
-            assert self.lab.settings.fault == "gateway_error"
-            self.lab.update_settings({"fault": "none"})
+            assert self.lab.payments.settings.fault == "gateway_error"
+            self.lab.payments.update_settings({"fault": "none"})
             self._expect_from_record(record, body, response)
             return
         assert response.status == 502
-        assert self.lab.settings.fault == "none"
+        assert self.lab.payments.settings.fault == "none"
         self.records.pop(key, None)  # the key was released (a crashed reservation too)
 
     @precondition(lambda self: any(self.live(k) is None for k in KEYS))
@@ -136,16 +137,16 @@ class IdempotencyModel(RuleBasedStateMachine):
     )
     def crash(self, data: st.DataObject, body: int, point: str) -> None:
         key = data.draw(st.sampled_from([k for k in KEYS if self.live(k) is None]))
-        self.lab.crash_at = point
+        self.lab.payments.crash_at = point
         try:
             response, entry = self.send(key, body)
         finally:
-            self.lab.crash_at = None
+            self.lab.payments.crash_at = None
         assert entry.outcome == "crashed" and not entry.delivered
         state, charged = CRASH_POINTS[point]
         self.charges += int(charged)
         if state is not None:
-            stored = self.lab.store.get(key)
+            stored = self.lab.payments.store.get(key)
             assert stored is not None
             self.records[key] = ModelRecord(
                 body,
@@ -156,7 +157,7 @@ class IdempotencyModel(RuleBasedStateMachine):
 
     @rule(profile=st.sampled_from(sorted(CONFLICT)))
     def switch_profile(self, profile: str) -> None:
-        self.lab.update_settings({"profile": profile})
+        self.lab.payments.update_settings({"profile": profile})
         self.profile = profile
 
     @rule()
@@ -175,17 +176,17 @@ class IdempotencyModel(RuleBasedStateMachine):
 
     @invariant()
     def same_charges(self) -> None:
-        assert len(self.lab.gateway.ledger()) == self.charges
+        assert len(self.lab.payments.gateway.ledger()) == self.charges
 
     @invariant()
     def same_records(self) -> None:
-        real = {r.key: r.state.value for r in self.lab.store.records()}
+        real = {r.key: r.state.value for r in self.lab.payments.store.records()}
         model = {k: r.state for k in list(self.records) if (r := self.live(k)) is not None}
         assert real == model
 
     @invariant()
     def no_lock_left_behind(self) -> None:
-        assert self.lab.store.lock_count() == 0
+        assert self.lab.payments.store.lock_count() == 0
 
 
 TestIdempotencyModel = IdempotencyModel.TestCase
@@ -196,7 +197,7 @@ TestIdempotencyModel.settings = settings(max_examples=200, stateful_step_count=2
 
 def test_concurrency_stress_one_charge_per_key_and_identical_responses() -> None:
     """Lock on: 50 threads over 200 keys, each key sent 2-5 times."""
-    lab = Lab("stress", settings=Settings(gateway_latency_ms=5))
+    lab = Workspace("stress", settings=Settings(gateway_latency_ms=5))
     rng = random.Random(20261129)
     jobs = [
         (f"key-{i}", json.dumps({"order_id": str(i), "amount": 100 + i}).encode())
@@ -214,7 +215,7 @@ def test_concurrency_stress_one_charge_per_key_and_identical_responses() -> None
                 job = next(work, None)
             if job is None:
                 return
-            response, _ = lab.create_charge([job[0]], job[1])
+            response, _ = lab.payments.create_charge([job[0]], job[1])
             with guard:
                 results.setdefault(job[0], []).append((response.status, response.body))
 
@@ -223,11 +224,11 @@ def test_concurrency_stress_one_charge_per_key_and_identical_responses() -> None
         t.start()
     for t in threads:
         t.join(60)
-    ledger = lab.gateway.ledger()
+    ledger = lab.payments.gateway.ledger()
     assert len(ledger) == 200
     assert sorted(c.idempotency_key for c in ledger) == sorted(results)  # type: ignore[type-var]
     for key, answers in results.items():
         assert len(set(answers)) == 1, key
         assert answers[0][0] == 201
     assert sum(len(a) for a in results.values()) == len(jobs)
-    assert lab.store.lock_count() == 0
+    assert lab.payments.store.lock_count() == 0

@@ -12,10 +12,11 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from demo import create_app
-from demo.lab import Lab, LabRegistry
 from demo.lessons import PATH
 from demo.payments.scenarios import SCENARIOS
+from demo.registry import LabRegistry
 from demo.web.i18n import MISSING
+from demo.workspace import Workspace
 
 EN = {"Accept-Language": "en"}
 VI = {"Accept-Language": "vi"}
@@ -31,7 +32,7 @@ def client(app: Flask) -> FlaskClient:
     return app.test_client()
 
 
-def lab(app: Flask, lab_id: str) -> Lab:
+def lab(app: Flask, lab_id: str) -> Workspace:
     registry: LabRegistry = app.extensions["labs"]
     return registry.get(lab_id)
 
@@ -80,7 +81,7 @@ def test_lesson_steps_describe_the_lab_before_and_after_the_fix(
     before = steps(page(client, the_lab.id, EN))
     assert stale in before and fixed_en not in before
     the_lab.apply_scenario(name, fixed=True)
-    assert the_lab.lesson is not None and the_lab.fixed
+    assert the_lab.lesson is not None and the_lab.payments.fixed
     after_en = steps(page(client, the_lab.id, EN))
     assert stale not in after_en and fixed_en in after_en
     assert fixed_vi in steps(page(client, the_lab.id, VI))
@@ -152,26 +153,31 @@ def test_the_settings_line_is_labelled_as_the_current_settings(
 
 
 def test_the_race_sentence_speaks_of_the_requests_settings() -> None:
-    from demo.lab import Settings
     from demo.payments.explain import explain
     from demo.payments.gateway import summarise
+    from demo.payments.settings import Settings
 
-    race = Lab("race-words", settings=Settings(lock=False, gateway_latency_ms=50))
+    race = Workspace("race-words", settings=Settings(lock=False, gateway_latency_ms=50))
     import threading
 
     barrier = threading.Barrier(2)
 
     def send() -> None:
         barrier.wait()
-        race.create_charge(["k"], b'{"order_id": "42", "amount": 100000}')
+        race.payments.create_charge(["k"], b'{"order_id": "42", "amount": 100000}')
 
     threads = [threading.Thread(target=send) for _ in range(2)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    race.update_settings({"lock": True})
-    said = explain(race.requests(), summarise(race.gateway.ledger()), None, race.settings)
+    race.payments.update_settings({"lock": True})
+    said = explain(
+        race.payments.requests(),
+        summarise(race.payments.gateway.ledger()),
+        None,
+        race.payments.settings,
+    )
     assert said.tone == "double"
     assert "these requests ran with the Lock off" in " ".join(str(s) for s in said.sentences)
 

@@ -285,10 +285,10 @@ def test_the_key_header_is_documented_with_its_true_bounds(client: FlaskClient) 
 
 
 def test_the_document_is_built_from_the_rules_that_check_requests() -> None:
-    from demo.lab import RANGES
     from demo.lessons import PATH
     from demo.payments.charges import ORDER_ID_PATTERN
     from demo.payments.scenarios import SCENARIOS
+    from demo.payments.settings import RANGES
 
     schemas = DOC["components"]["schemas"]
     assert schemas["ChargeRequest"]["properties"]["order_id"]["pattern"] == ORDER_ID_PATTERN
@@ -358,7 +358,7 @@ setting_values = st.one_of(
     )
 )
 def test_the_settings_schema_is_the_settings_rule(body: dict[str, Any]) -> None:
-    from demo.lab import Settings
+    from demo.payments.settings import Settings
 
     documented = validator(DOC["components"]["schemas"]["Settings"]).is_valid(body)
     assume(not _integral_floats(body))  # 24.0: JSON Schema cannot refuse it (documented)

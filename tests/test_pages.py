@@ -201,7 +201,9 @@ def test_an_answer_from_before_a_reset_does_not_explain_the_fresh_lab(app: Any) 
 
     lab = app.extensions["labs"].get("p1")
     deadline = time.monotonic() + 5
-    while not any(e.step("validate") for e in lab.requests()) and time.monotonic() < deadline:
+    while (
+        not any(e.step("validate") for e in lab.payments.requests()) and time.monotonic() < deadline
+    ):
         time.sleep(0.005)  # until the request is under way, at the gateway
     app.test_client().post("/lab/p1/api/reset")
     thread.join(5)
@@ -209,7 +211,7 @@ def test_an_answer_from_before_a_reset_does_not_explain_the_fresh_lab(app: Any) 
 
 
 def test_a_rounded_duration_never_puts_the_charge_before_the_reservation() -> None:
-    from demo.lab import Step
+    from demo.engine.timeline import Step
     from demo.web.pages import _begin_times
 
     steps = [

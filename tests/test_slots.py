@@ -12,7 +12,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from demo import create_app
-from demo.lab import LabRegistry
+from demo.registry import LabRegistry
 
 BODY = {"order_id": "42", "amount": 100000}
 JSON = {"Accept": "application/json"}
@@ -95,7 +95,7 @@ def test_the_post_of_a_link_applies_it(client: FlaskClient, lab_of: Any) -> None
     assert 'data-autorun="true"' in html and 'id="offer"' not in html
     # The header's scenario menu sends a form field rather than a query.
     assert client.post("/lab/posted", data={"scenario": "decline"}).status_code == 303
-    assert lab_of("posted").scenario.name == "decline"
+    assert lab_of("posted").payments.scenario.name == "decline"
 
 
 def test_a_post_with_nothing_to_apply_makes_no_lab(client: FlaskClient, app: Flask) -> None:

@@ -14,58 +14,61 @@ from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
 from demo.engine.problems import Problem
-from demo.lab import Lab, Settings
+from demo.payments.settings import Settings
+from demo.workspace import Workspace
 
 KEY = ["t1:u7:pay:order-42:v1"]
 BODY = b'{"order_id": "42", "amount": 100000}'
 
 
-def quiet(lab: Lab) -> list[dict[str, Any]]:
+def quiet(lab: Workspace) -> list[dict[str, Any]]:
     """Wait until every request in step mode stands at a step point or is blocked."""
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
-        paused = lab.paused()
+        paused = lab.payments.stepper.paused()
         if all(p["waiting"] or p["step"] == "lock wait" for p in paused):
             version = lab.version
             time.sleep(0.02)
             if lab.version == version:
                 return paused
         time.sleep(0.002)
-    raise AssertionError(f"still running: {lab.paused()}")
+    raise AssertionError(f"still running: {lab.payments.stepper.paused()}")
 
 
 @contextmanager
-def requests(lab: Lab, n: int, **settings: Any) -> Iterator[list[Any]]:
+def requests(lab: Workspace, n: int, **settings: Any) -> Iterator[list[Any]]:
     """Send ``n`` requests with one key, one after the other, each parked at its first step."""
     results: list[Any] = []
     threads = []
     for _ in range(n):
-        t = threading.Thread(target=lambda: results.append(lab.create_charge(KEY, BODY)))
+        t = threading.Thread(target=lambda: results.append(lab.payments.create_charge(KEY, BODY)))
         t.start()
         threads.append(t)
         deadline = time.monotonic() + 10
-        while len([p for p in lab.paused() if p["waiting"]]) < len(threads):
-            assert time.monotonic() < deadline, lab.paused()
+        while len([p for p in lab.payments.stepper.paused() if p["waiting"]]) < len(threads):
+            assert time.monotonic() < deadline, lab.payments.stepper.paused()
             time.sleep(0.001)
     try:
         yield results
     finally:
-        lab.release_all()
+        lab.payments.stepper.release_all()
         for t in threads:
             t.join(10)
 
 
-def step(lab: Lab, label: str) -> bool:
+def step(lab: Workspace, label: str) -> bool:
     """Step request ``label`` if it stands at a step point; False if it is blocked or done."""
     for p in quiet(lab):
         if p["label"] == label and p["waiting"]:
-            lab.step(p["request"])
+            lab.payments.stepper.step(p["request"])
             return True
     return False
 
 
-def make(lock: bool, **more: Any) -> Lab:
-    return Lab("s", settings=Settings(gateway_latency_ms=0, step_mode=True, lock=lock, **more))
+def make(lock: bool, **more: Any) -> Workspace:
+    return Workspace(
+        "s", settings=Settings(gateway_latency_ms=0, step_mode=True, lock=lock, **more)
+    )
 
 
 def test_lock_off_lookup_lookup_charge_charge_is_a_double_charge() -> None:
@@ -74,10 +77,10 @@ def test_lock_off_lookup_lookup_charge_charge_is_a_double_charge() -> None:
         assert [p["step"] for p in quiet(lab)] == ["lookup", "lookup"]  # both missed
         assert step(lab, "A") and step(lab, "B")  # both stop right before the gateway
         assert [p["step"] for p in quiet(lab)] == ["charging", "charging"]
-        assert lab.gateway.ledger() == []  # no money moved yet
+        assert lab.payments.gateway.ledger() == []  # no money moved yet
         assert step(lab, "A") and step(lab, "B")  # A charges, then B charges
         assert [p["step"] for p in quiet(lab)] == ["gateway charge", "gateway charge"]
-    assert len(lab.gateway.ledger()) == 2
+    assert len(lab.payments.gateway.ledger()) == 2
 
 
 def test_lock_on_b_is_blocked_until_a_finishes_then_replays() -> None:
@@ -90,12 +93,12 @@ def test_lock_on_b_is_blocked_until_a_finishes_then_replays() -> None:
         b = next(p for p in quiet(lab) if p["label"] == "B")
         assert b["blocked_by"] == "A" and not b["waiting"]
         with pytest.raises(Problem) as caught:
-            lab.step(b["request"])
+            lab.payments.stepper.step(b["request"])
         assert caught.value.status == 409
         while step(lab, "A"):
             pass  # A runs to its end, releasing the lock
         assert next(p for p in quiet(lab) if p["label"] == "B")["step"] == "lock acquire"
-    assert len(lab.gateway.ledger()) == 1
+    assert len(lab.payments.gateway.ledger()) == 1
     assert sorted(e.outcome for _, e in results) == ["charged", "replayed"]
 
 
@@ -105,22 +108,22 @@ def test_run_to_end_and_bad_ids() -> None:
         paused = quiet(lab)
         for bad in ("1", None, 1.5, True):
             with pytest.raises(Problem) as caught:
-                lab.step(bad)
+                lab.payments.stepper.step(bad)
             assert caught.value.status == 422
         with pytest.raises(Problem) as caught:
-            lab.step(999)
+            lab.payments.stepper.step(999)
         assert caught.value.status == 404
-        lab.step(paused[0]["request"], to_end=True)
+        lab.payments.stepper.step(paused[0]["request"], to_end=True)
         deadline = time.monotonic() + 5
         while not results and time.monotonic() < deadline:
             time.sleep(0.01)
-    assert results[0][0].status == 201 and lab.paused() == []
+    assert results[0][0].status == 201 and lab.payments.stepper.paused() == []
 
 
 def test_switching_step_mode_off_and_reset_release_everyone() -> None:
     lab = make(lock=False)
     with requests(lab, 2) as results:
-        lab.update_settings({"step_mode": False})
+        lab.payments.update_settings({"step_mode": False})
         deadline = time.monotonic() + 5
         while len(results) < 2 and time.monotonic() < deadline:
             time.sleep(0.01)
@@ -135,7 +138,7 @@ def run(lock: bool, n: int, schedule: list[str], **more: Any) -> int:
     with requests(lab, n):
         for label in schedule:
             step(lab, label)
-    return len(lab.gateway.ledger())
+    return len(lab.payments.gateway.ledger())
 
 
 @settings(max_examples=25, deadline=None)
@@ -166,12 +169,12 @@ def test_let_go_requests_leave_the_paused_list_at_once() -> None:
     lab = make(lock=False)
     with requests(lab, 2):
         assert len(quiet(lab)) == 2
-        lab.release_all()
-        assert lab.paused() == []
+        lab.payments.stepper.release_all()
+        assert lab.payments.stepper.paused() == []
     lab = make(lock=False)
     with requests(lab, 2):
         lab.reset()
-        assert lab.paused() == [] and lab.state()["paused"] == []
+        assert lab.payments.stepper.paused() == [] and lab.state()["paused"] == []
 
 
 def test_a_blocked_request_stands_on_the_lock_line_of_the_code_view() -> None:
@@ -187,7 +190,7 @@ def test_a_request_from_before_a_reset_only_ever_touches_its_own_pause() -> None
     # then old #1 finishes. It must not remove the new #1's pause (which would leave the
     # new request stuck, invisible and unstoppable for 120 s).
     lab = make(lock=True)
-    old_gateway = lab.gateway
+    old_gateway = lab.payments.gateway
     entered, proceed = threading.Event(), threading.Event()
     real_charge = old_gateway.charge
 
@@ -197,80 +200,84 @@ def test_a_request_from_before_a_reset_only_ever_touches_its_own_pause() -> None
         return real_charge(**kwargs)
 
     old_gateway.charge = held_charge  # type: ignore[method-assign]
-    old = threading.Thread(target=lambda: lab.create_charge(KEY, BODY))
+    old = threading.Thread(target=lambda: lab.payments.create_charge(KEY, BODY))
     old.start()
     try:
-        while not any(p["waiting"] for p in lab.paused()):
+        while not any(p["waiting"] for p in lab.payments.stepper.paused()):
             time.sleep(0.001)
         lab.reset()  # lets old #1 run to its end: it stops in the old gateway
         assert entered.wait(10)
         with requests(lab, 1) as results:
-            assert [(p["request"], p["waiting"]) for p in lab.paused()] == [(1, True)]
+            assert [(p["request"], p["waiting"]) for p in lab.payments.stepper.paused()] == [
+                (1, True)
+            ]
             proceed.set()
             old.join(10)
             assert not old.is_alive()
-            assert [(p["request"], p["waiting"]) for p in lab.paused()] == [(1, True)]
-            lab.step(1, to_end=True)  # the new #1 is still there to step
+            assert [(p["request"], p["waiting"]) for p in lab.payments.stepper.paused()] == [
+                (1, True)
+            ]
+            lab.payments.stepper.step(1, to_end=True)  # the new #1 is still there to step
             deadline = time.monotonic() + 10
             while not results and time.monotonic() < deadline:
                 time.sleep(0.01)
         assert results[0][0].status == 201
-        assert [e.id for e in lab.requests()] == [1]
-        assert len(lab.gateway.ledger()) == 1  # the new lab's charge only
+        assert [e.id for e in lab.payments.requests()] == [1]
+        assert len(lab.payments.gateway.ledger()) == 1  # the new lab's charge only
     finally:
         proceed.set()
         old.join(10)
 
 
 def test_a_lab_holds_at_most_max_paused_requests_in_step_mode() -> None:
-    lab = Lab(
+    lab = Workspace(
         "s", settings=Settings(gateway_latency_ms=0, step_mode=True, lock=False), max_paused=3
     )
     with requests(lab, 3):
         with pytest.raises(Problem) as caught:
-            lab.create_charge(KEY, BODY)
+            lab.payments.create_charge(KEY, BODY)
         assert caught.value.status == 429 and caught.value.slug == "too-many-paused"
-        assert len(lab.requests()) == 3  # the refused one ran nothing and is not logged
-        assert [p["label"] for p in lab.paused()] == ["A", "B", "C"]
+        assert len(lab.payments.requests()) == 3  # the refused one ran nothing and is not logged
+        assert [p["label"] for p in lab.payments.stepper.paused()] == ["A", "B", "C"]
     # Released: the slots are free again.
     with requests(lab, 3):
-        assert len(lab.paused()) == 3
+        assert len(lab.payments.stepper.paused()) == 3
 
 
 def test_a_reset_does_not_free_the_slots_of_requests_still_running() -> None:
-    lab = Lab(
+    lab = Workspace(
         "s", settings=Settings(gateway_latency_ms=0, step_mode=True, lock=False), max_paused=1
     )
     entered, proceed = threading.Event(), threading.Event()
-    real_charge = lab.gateway.charge
+    real_charge = lab.payments.gateway.charge
 
     def held_charge(**kwargs: Any) -> Any:
         entered.set()
         assert proceed.wait(10)
         return real_charge(**kwargs)
 
-    lab.gateway.charge = held_charge  # type: ignore[method-assign]
-    old = threading.Thread(target=lambda: lab.create_charge(KEY, BODY))
+    lab.payments.gateway.charge = held_charge  # type: ignore[method-assign]
+    old = threading.Thread(target=lambda: lab.payments.create_charge(KEY, BODY))
     old.start()
     try:
-        while not any(p["waiting"] for p in lab.paused()):
+        while not any(p["waiting"] for p in lab.payments.stepper.paused()):
             time.sleep(0.001)
         lab.reset()
         assert entered.wait(10)  # still running, still holding its thread
         with pytest.raises(Problem) as caught:
-            lab.create_charge(KEY, BODY)
+            lab.payments.create_charge(KEY, BODY)
         assert caught.value.status == 429
     finally:
         proceed.set()
         old.join(10)
     with requests(lab, 1):  # finished: its slot is free
-        assert len(lab.paused()) == 1
+        assert len(lab.payments.stepper.paused()) == 1
 
 
 def test_the_shared_budget_caps_paused_requests_across_labs() -> None:
     slots = threading.BoundedSemaphore(3)
     labs = [
-        Lab(
+        Workspace(
             f"s{n}",
             settings=Settings(gateway_latency_ms=0, step_mode=True, lock=False),
             paused_slots=slots,
@@ -279,21 +286,21 @@ def test_the_shared_budget_caps_paused_requests_across_labs() -> None:
     ]
     with requests(labs[0], 2), requests(labs[1], 1):
         with pytest.raises(Problem) as caught:
-            labs[1].create_charge(KEY, BODY)
+            labs[1].payments.create_charge(KEY, BODY)
         assert caught.value.status == 429 and caught.value.retry_after_s == 5
-        assert labs[1].requests()[-1].id == 1  # nothing logged
+        assert labs[1].payments.requests()[-1].id == 1  # nothing logged
     # Every slot came back once the requests finished.
     with requests(labs[1], 3):
-        assert len(labs[1].paused()) == 3
+        assert len(labs[1].payments.stepper.paused()) == 3
     assert all(slots.acquire(blocking=False) for _ in range(3))
 
 
 def test_every_paused_lane_has_a_label_of_its_own_whatever_their_number() -> None:
-    lab = Lab(
+    lab = Workspace(
         "s", settings=Settings(gateway_latency_ms=0, step_mode=True, lock=False), max_paused=30
     )
     with requests(lab, 30):
-        labels = [p["label"] for p in lab.paused()]
+        labels = [p["label"] for p in lab.payments.stepper.paused()]
     assert len(set(labels)) == 30 and "?" not in labels
     assert labels[:3] == ["A", "B", "C"] and labels[26:] == ["AA", "AB", "AC", "AD"]
 
@@ -328,40 +335,40 @@ def test_past_the_cap_the_api_answers_a_translated_429_problem_the_page_shows() 
 
 def test_every_trace_point_but_validate_is_a_step_point() -> None:
     # One Step never runs past a trace point the attendee does not see.
-    from demo.lab import STEP_POINTS, STEPS
+    from demo.payments.steps import STEP_POINTS, STEPS
 
     assert set(STEPS) - STEP_POINTS == {"validate", "crash", "step timeout"}
 
 
 def test_a_request_without_a_key_stops_before_it_charges() -> None:
     lab = make(lock=False)
-    thread = threading.Thread(target=lambda: lab.create_charge([], BODY))
+    thread = threading.Thread(target=lambda: lab.payments.create_charge([], BODY))
     thread.start()
     try:
         assert [p["step"] for p in quiet(lab)] == ["no key"]
-        assert lab.gateway.ledger() == []  # no money has moved at the first stop
+        assert lab.payments.gateway.ledger() == []  # no money has moved at the first stop
         assert step(lab, "A")
         assert [p["step"] for p in quiet(lab)] == ["charging"]
-        assert lab.gateway.ledger() == []  # the stop right before the gateway call
+        assert lab.payments.gateway.ledger() == []  # the stop right before the gateway call
         assert step(lab, "A")
         assert [p["step"] for p in quiet(lab)] == ["gateway charge"]
-        assert len(lab.gateway.ledger()) == 1
+        assert len(lab.payments.gateway.ledger()) == 1
     finally:
-        lab.release_all()
+        lab.payments.stepper.release_all()
         thread.join(10)
 
 
 def test_a_gateway_replay_is_told_after_its_call() -> None:
     # The crash-window fix: the retry's gateway call returns the first charge; the request
     # stops after that call, and its timeline tells the replay right after it.
-    lab = Lab(
+    lab = Workspace(
         "s",
         settings=Settings(
             gateway_latency_ms=0, lock=True, recovery="downstream_key", fault="crash_after_charge"
         ),
     )
-    lab.create_charge(KEY, BODY)  # charges, then the instance dies before the record
-    lab.update_settings({"step_mode": True})
+    lab.payments.create_charge(KEY, BODY)  # charges, then the instance dies before the record
+    lab.payments.update_settings({"step_mode": True})
     seen: list[str] = []
     with requests(lab, 1):
         seen.append(quiet(lab)[0]["step"])
@@ -372,9 +379,9 @@ def test_a_gateway_replay_is_told_after_its_call() -> None:
     # The gateway's answer is told right after its call, as it happened, not as a stop.
     assert "gateway replay" not in seen
     assert seen.index("reclaim") < seen.index("gateway charge")
-    names = [s.name for s in lab.requests()[-1].steps]
+    names = [s.name for s in lab.payments.requests()[-1].steps]
     assert names.index("gateway replay") == names.index("gateway charge") + 1
-    assert len(lab.gateway.ledger()) == 1
+    assert len(lab.payments.gateway.ledger()) == 1
 
 
 def test_a_replay_after_waiting_on_a_paused_holder_says_what_it_waited_for() -> None:
@@ -387,7 +394,12 @@ def test_a_replay_after_waiting_on_a_paused_holder_says_what_it_waited_for() -> 
             assert step(lab, label), label
         while step(lab, "A"):
             pass
-    b = next(e for e in lab.requests() if e.outcome == "replayed")
-    said = " ".join(map(str, explain(lab.requests(), summarise(lab.gateway.ledger()), b).sentences))
+    b = next(e for e in lab.payments.requests() if e.outcome == "replayed")
+    said = " ".join(
+        map(
+            str,
+            explain(lab.payments.requests(), summarise(lab.payments.gateway.ledger()), b).sentences,
+        )
+    )
     assert "which #1 held: in step mode #1 stood paused until you stepped it on" in said
     assert "still charging" not in said

@@ -15,12 +15,16 @@ import pytest
 from flask.testing import FlaskClient
 
 from demo import create_app
+from demo.engine.stepping import PAUSED_MS
 from demo.engine.text import Text
-from demo.lab import PAUSED_MS, STEP_POINTS, Lab, RequestEntry, Settings
+from demo.payments.requests import RequestEntry
+from demo.payments.settings import Settings
 from demo.payments.step_names import step_at
+from demo.payments.steps import STEP_POINTS
 from demo.web.code import handler_lines, where
 from demo.web.i18n import MISSING
 from demo.web.pages import _step_text, timeline
+from demo.workspace import Workspace
 
 BODY = b'{"order_id": "42", "amount": 1000, "currency": "VND"}'
 ORDER = {"order_id": "42", "amount": 1000, "currency": "VND"}
@@ -42,34 +46,34 @@ def wait_for(condition: Any, timeout_s: float = 10.0) -> None:
 
 
 @contextmanager
-def one_request(lab: Lab, key: list[str]) -> Iterator[list[RequestEntry]]:
+def one_request(lab: Workspace, key: list[str]) -> Iterator[list[RequestEntry]]:
     done: list[RequestEntry] = []
-    thread = threading.Thread(target=lambda: done.append(lab.create_charge(key, BODY)[1]))
+    thread = threading.Thread(target=lambda: done.append(lab.payments.create_charge(key, BODY)[1]))
     thread.start()
     try:
         yield done
     finally:
-        lab.release_all()
+        lab.payments.stepper.release_all()
         thread.join(10)
 
 
-def stop(lab: Lab) -> dict[str, Any]:
+def stop(lab: Workspace) -> dict[str, Any]:
     """The one paused request, once it stands at a step point."""
-    wait_for(lambda: any(p["waiting"] for p in lab.paused()))
-    return lab.paused()[0]
+    wait_for(lambda: any(p["waiting"] for p in lab.payments.stepper.paused()))
+    return lab.payments.stepper.paused()[0]
 
 
-def walk(lab: Lab, key: list[str]) -> tuple[list[tuple[str, int, int]], RequestEntry]:
+def walk(lab: Workspace, key: list[str]) -> tuple[list[tuple[str, int, int]], RequestEntry]:
     """Step one request through every stop: (step, occurrence, charges so far) at each."""
     stops = []
     with one_request(lab, key) as done:
         while True:
-            wait_for(lambda: done or any(p["waiting"] for p in lab.paused()))
+            wait_for(lambda: done or any(p["waiting"] for p in lab.payments.stepper.paused()))
             if done:
                 break
-            p = lab.paused()[0]
-            stops.append((p["step"], p["occurrence"], len(lab.gateway.ledger())))
-            lab.step(p["request"])
+            p = lab.payments.stepper.paused()[0]
+            stops.append((p["step"], p["occurrence"], len(lab.payments.gateway.ledger())))
+            lab.payments.stepper.step(p["request"])
     return stops, done[0]
 
 
@@ -82,7 +86,7 @@ def walk(lab: Lab, key: list[str]) -> tuple[list[tuple[str, int, int]], RequestE
     ids=["lock", "no-lock", "no-key"],
 )
 def test_the_step_that_moves_the_money_starts_at_charging(lock: bool, key: list[str]) -> None:
-    lab = Lab("s", settings=Settings(gateway_latency_ms=0, step_mode=True, lock=lock))
+    lab = Workspace("s", settings=Settings(gateway_latency_ms=0, step_mode=True, lock=lock))
     stops, entry = walk(lab, key)
     names = [name for name, _, _ in stops]
     at = names.index("charging")
@@ -139,10 +143,10 @@ def test_the_second_lookup_is_lookup_again_on_the_panel_and_the_timeline(
 ) -> None:
     answer = client.patch("/lab/names/api/settings", json={"step_mode": True})
     assert answer.status_code == 200
-    lab: Lab = client.application.extensions["labs"].get("names")
+    lab: Workspace = client.application.extensions["labs"].get("names")
     with one_request(lab, ["k1"]):
         while (p := stop(lab))["step"] != "lookup" or p["occurrence"] < 2:
-            lab.step(p["request"])
+            lab.payments.stepper.step(p["request"])
         panels = client.get("/lab/names/panels", headers=HX).get_data(as_text=True)
     assert "stopped after <b>lookup again</b>" in panels
     assert "lookup again: miss" in panels
@@ -202,11 +206,11 @@ def test_without_e_mail_the_diagram_has_no_mailbox(client: FlaskClient) -> None:
 
 
 def test_the_time_a_request_stands_paused_is_recorded_and_told_as_yours() -> None:
-    lab = Lab("s", settings=Settings(gateway_latency_ms=0, step_mode=True, lock=True))
+    lab = Workspace("s", settings=Settings(gateway_latency_ms=0, step_mode=True, lock=True))
     with one_request(lab, ["k1"]) as done:
         first = stop(lab)
         time.sleep(0.02)  # the attendee thinks (at least 20 ms: a lower bound, not a race)
-        lab.step(first["request"], to_end=True)
+        lab.payments.stepper.step(first["request"], to_end=True)
         wait_for(lambda: bool(done))
     entry = done[0]
     lookup = entry.steps[[s.name for s in entry.steps].index("lookup")]
@@ -223,8 +227,8 @@ def test_the_time_a_request_stands_paused_is_recorded_and_told_as_yours() -> Non
 
 
 def test_without_step_mode_nothing_is_paused() -> None:
-    lab = Lab("s", settings=Settings(gateway_latency_ms=0))
-    _, entry = lab.create_charge(["k1"], BODY)
+    lab = Workspace("s", settings=Settings(gateway_latency_ms=0))
+    _, entry = lab.payments.create_charge(["k1"], BODY)
     assert all(PAUSED_MS not in s.detail for s in entry.steps)
     (cluster,) = timeline([entry])
     assert cluster.lanes[0].paused_ms == 0
@@ -242,8 +246,8 @@ def test_without_step_mode_nothing_is_paused() -> None:
 def test_the_e_mail_steps_come_in_the_order_they_happen(email: str, order: list[str]) -> None:
     # An inline e-mail is sent once the gateway answered; the outbox message is written by
     # the record's save, and sent by the relay after it.
-    lab = Lab("s", settings=Settings(gateway_latency_ms=0, email=email))
-    _, entry = lab.create_charge(["k1"], BODY)
+    lab = Workspace("s", settings=Settings(gateway_latency_ms=0, email=email))
+    _, entry = lab.payments.create_charge(["k1"], BODY)
     names = [s.name for s in entry.steps]
     assert [n for n in names if n in order] == order
     (cluster,) = timeline([entry])
@@ -252,10 +256,10 @@ def test_the_e_mail_steps_come_in_the_order_they_happen(email: str, order: list[
 
 
 def test_a_crash_before_the_record_writes_no_outbox_message() -> None:
-    lab = Lab(
+    lab = Workspace(
         "s", settings=Settings(gateway_latency_ms=0, email="outbox", fault="crash_after_charge")
     )
-    _, entry = lab.create_charge(["k1"], BODY)
+    _, entry = lab.payments.create_charge(["k1"], BODY)
     assert entry.outcome == "crashed"
     assert entry.step("outbox enqueue") is None and entry.step("email send") is None
-    assert lab.emails() == []
+    assert lab.payments.emails() == []

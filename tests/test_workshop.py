@@ -11,7 +11,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from demo.lab import Lab
+from demo.workspace import Workspace
 
 KEY = {"Idempotency-Key": "t1:u7:pay:order-42:v1"}
 BODY = {"order_id": "42", "amount": 100000}
@@ -31,9 +31,9 @@ def test_opening_a_lesson_applies_its_scenario_and_lists_the_path(
     answer = client.post("/lab/w-lesson?lesson=decline")
     assert answer.status_code == 303
     assert answer.headers["Location"].endswith("/lab/w-lesson")
-    lab: Lab = lab_of("w-lesson")
+    lab: Workspace = lab_of("w-lesson")
     assert lab.lesson is not None and lab.lesson.name == "decline"
-    assert lab.settings.gateway_decline
+    assert lab.payments.settings.gateway_decline
     html = client.get("/lab/w-lesson").text
     assert 'data-lesson="decline"' in html
     assert "0 of 10 achieved" in html
@@ -116,7 +116,7 @@ def test_the_instructor_view_counts_the_room_and_names_no_lab(
     app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A person's lab is proven once used again a moment after its creation; here, at once.
-    monkeypatch.setattr("demo.lab.PROVEN_AFTER_S", 0.0)
+    monkeypatch.setattr("demo.registry.PROVEN_AFTER_S", 0.0)
     client.post("/lab/room-a-secret?lesson=decline")
     pay(client, "room-a-secret")
     pay(client, "room-a-secret")
@@ -143,13 +143,13 @@ def test_the_instructor_view_counts_only_labs_in_use_not_a_flood(
 ) -> None:
     """Issue 10 (L10): a flood writes once to each of many ids (unproven labs), or leaves
     them blank; "active labs" counts only the labs people use."""
-    monkeypatch.setattr("demo.lab.PROVEN_AFTER_S", 0.0)
+    monkeypatch.setattr("demo.registry.PROVEN_AFTER_S", 0.0)
     client.post("/lab/room-person?lesson=race")
     pay(client, "room-person")
-    monkeypatch.setattr("demo.lab.PROVEN_AFTER_S", 3600.0)  # the flood's labs stay unproven
+    monkeypatch.setattr("demo.registry.PROVEN_AFTER_S", 3600.0)  # the flood's labs stay unproven
     for n in range(5):
         pay(client, f"room-flood-{n}")
-    monkeypatch.setattr("demo.lab.PROVEN_AFTER_S", 0.0)
+    monkeypatch.setattr("demo.registry.PROVEN_AFTER_S", 0.0)
     client.post("/lab/room-blank/api/reset")  # proven, but blank: nothing in it
     client.post("/lab/room-blank/api/reset")
     html = client.get(f"/instructor?token={token(app)}").text

@@ -80,3 +80,16 @@ def _param(value: Any, lookup: Translator) -> Any:
             for name, why in value.errors.items()
         )
     return value
+
+
+def shown(text: str, limit: int = 300) -> str:
+    """``text`` as the page shows it and a history keeps it: each character that is not
+    printable (a control character, a tab, DEL, a lone surrogate) written as its escape
+    (``\\x7f``), then cut to ``limit`` characters (the last one ``…``).
+
+    Recorded this way, every text of the request log is printable, so the lab's own
+    history re-imports and re-exports unchanged: ``shown(shown(t)) == shown(t)``.
+    """
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .idempotency import Clock
+from ..engine.clock import Clock
 
 MAX_LATENCY_MS = 3000
 

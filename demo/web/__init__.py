@@ -9,7 +9,8 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..engine.problems import Problem
 from ..engine.text import N_
-from ..lab import Lab, LabRegistry
+from ..registry import LabRegistry
+from ..workspace import Workspace
 
 
 def labs() -> LabRegistry:
@@ -18,7 +19,7 @@ def labs() -> LabRegistry:
     return registry
 
 
-def lab_to_read(lab_id: str) -> Lab:
+def lab_to_read(lab_id: str) -> Workspace:
     """For a GET: the lab if it exists (marked used), else a blank one that takes no slot.
 
     :raises Problem: 404 for a bad lab id.
@@ -26,7 +27,7 @@ def lab_to_read(lab_id: str) -> Lab:
     return labs().view(lab_id)
 
 
-def lab_to_write(lab_id: str) -> Lab:
+def lab_to_write(lab_id: str) -> Workspace:
     """For a write: the lab, created if needed, on behalf of :func:`client_source`.
 
     :raises Problem: 404 for a bad lab id; 503 with ``Retry-After`` when no slot is free.
@@ -49,9 +50,9 @@ def client_source() -> str:
     return str(ip)
 
 
-def current_lab() -> Lab | None:
+def current_lab() -> Workspace | None:
     """The existing lab this request addresses, if any; never creates one."""
-    lab: Lab | None = g.get("lab")  # the API's views have it already
+    lab: Workspace | None = g.get("lab")  # the API's views have it already
     lab_id = (request.view_args or {}).get("lab_id", g.get("lab_id"))
     if lab is None and isinstance(lab_id, str):
         lab = labs().peek(lab_id)

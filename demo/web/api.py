@@ -11,8 +11,8 @@ from flask import Blueprint, Response, g, jsonify, request
 
 from ..engine.problems import Problem
 from ..engine.text import N_, Text
-from ..lab import no_response
 from ..payments.charges import parse_json
+from ..payments.faults import no_response
 from ..payments.idempotency import Response as CoreResponse
 from ..server import client_socket
 from . import is_htmx, lab_to_read, lab_to_write, pages, read_body
@@ -45,7 +45,7 @@ def _vary(response: Response) -> Response:
 def create_charge() -> Response:
     """Charge once per ``Idempotency-Key``: 201, replay, 400/409/413/415/422, 502 or 504."""
     body = _json_body()
-    result, entry = g.lab.create_charge(
+    result, entry = g.lab.payments.create_charge(
         request.headers.getlist("Idempotency-Key"),
         body,
         action=request.headers.get("X-Lab-Action", "API"),
@@ -54,7 +54,7 @@ def create_charge() -> Response:
         return _drop_connection()
     if is_htmx():
         # A request from before a reset explains nothing in the fresh lab.
-        focus = entry if g.lab.is_current(entry) else None
+        focus = entry if g.lab.payments.is_current(entry) else None
         return pages.panels_response(g.lab, focus=focus, status=result.status)
     return _to_flask(result)
 
@@ -69,7 +69,7 @@ def state() -> Response:
 def update_settings() -> Response:
     """Change settings, e.g. ``{"lock": false}``: 200 with the settings, or 4xx."""
     changes = parse_json(_json_body())
-    settings = g.lab.update_settings(changes)
+    settings = g.lab.payments.update_settings(changes)
     if is_htmx():
         return pages.settings_response(g.lab)
     return jsonify(settings.as_dict())
@@ -94,10 +94,10 @@ def step() -> Response:
     every paused request run to its end. 200 with the paused requests, or 4xx."""
     body = parse_json(_json_body())
     if isinstance(body, dict) and body.keys() == {"release_all"} and body["release_all"] is True:
-        g.lab.release_all()
+        g.lab.payments.stepper.release_all()
     elif isinstance(body, dict) and set(body) <= {"request", "to_end"} and "request" in body:
-        parks = g.lab.step(body["request"], to_end=body.get("to_end", False))
-        g.lab.settle(body["request"], parks)
+        parks = g.lab.payments.stepper.step(body["request"], to_end=body.get("to_end", False))
+        g.lab.payments.stepper.settle(body["request"], parks)
     else:
         raise Problem(
             422,
@@ -110,7 +110,7 @@ def step() -> Response:
         )
     if is_htmx():
         return pages.panels_response(g.lab)
-    return jsonify({"paused": g.lab.paused()})
+    return jsonify({"paused": g.lab.payments.stepper.paused()})
 
 
 @bp.post("/reset")

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine.text import N_
-from ..lab import Lab
 from ..payments import idempotency
+from ..payments.endpoint import ChargeEndpoint
 
 _TRACE = re.compile(r'trace\(\s*"([^"]+)"')
 SHOWN: tuple[Callable[..., Any], ...] = (
@@ -67,11 +67,18 @@ def handler_lines() -> tuple[Line, ...]:
             lines.append(Line(first + offset, text.rstrip("\n"), point, branch))
         lines.append(Line(0, " ", None, None))
     # And where the side effect leaves the lab: the gateway call, with its downstream key.
-    source, first = inspect.getsourcelines(Lab._charge)  # noqa: SLF001
+    source, first = inspect.getsourcelines(ChargeEndpoint._charge)  # noqa: SLF001
     start = next(n for n, text in enumerate(source) if "world.gateway.charge(" in text)
     end = next(n for n in range(start, len(source)) if source[n].strip() == ")")
     # The one line that is not source: a heading, translated on the page (``|t``).
-    lines.append(Line(0, N_("# demo/lab.py, Lab._charge: the side effect"), None, None))
+    lines.append(
+        Line(
+            0,
+            N_("# demo/payments/endpoint.py, ChargeEndpoint._charge: the side effect"),
+            None,
+            None,
+        )
+    )
     for offset in range(start, end + 1):
         text = source[offset]
         branch = "recovery" if "downstream_key=" in text else None

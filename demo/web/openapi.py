@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ..lab import LAB_ID as LAB_ID_RULE
+from ..registry import LAB_ID as LAB_ID_RULE
 from . import openapi_schemas as schemas
 
 PROBLEM = {"$ref": "#/components/responses/Problem"}

@@ -1,9 +1,10 @@
 """The JSON Schemas of the OpenAPI document, built from the objects that check requests.
 
-The charge body comes from :class:`~demo.payments.charges.ChargeRequest` and the patterns and
-limits of :mod:`demo.payments.charges`, the settings from :class:`~demo.lab.Settings` (its fields,
-defaults, ``CHOICES``, ``RANGES`` and the docstring's ``:param:`` lines), lesson and
-scenario names from :data:`~demo.lessons.PATH` and :data:`~demo.payments.scenarios.SCENARIOS`. A
+The charge body comes from :class:`~demo.payments.charges.ChargeRequest` and the patterns
+and limits of :mod:`demo.payments.charges`, the settings from
+:class:`~demo.payments.settings.Settings` (its fields, defaults, ``CHOICES``, ``RANGES`` and
+the docstring's ``:param:`` lines), lesson and scenario names from
+:data:`~demo.lessons.PATH` and :data:`~demo.payments.scenarios.SCENARIOS`. A
 rule changed there changes the document; ``tests/test_openapi.py`` and
 ``tests/test_charges.py`` check that the patterns and the parsers agree.
 """
@@ -15,7 +16,7 @@ import re
 from typing import Any
 
 from .. import history
-from ..lab import CHOICES, MAX_ADVANCE_S, RANGES, Settings
+from ..engine.clock import MAX_ADVANCE_S
 from ..lessons import PATH
 from ..payments.charges import (
     ALLOWED_FIELDS,
@@ -30,6 +31,7 @@ from ..payments.charges import (
     ChargeRequest,
 )
 from ..payments.scenarios import SCENARIOS
+from ..payments.settings import CHOICES, RANGES, Settings
 
 INTEGER_RULE = (
     "A JSON integer: a number written with a fraction or an exponent (24.0, 2.4e1) is "
@@ -109,7 +111,8 @@ def charge_request() -> dict[str, Any]:
 
 
 def settings() -> dict[str, Any]:
-    """The settings object: :meth:`demo.lab.Settings.patched`'s rules and defaults."""
+    """The settings object: the rules and defaults of
+    :meth:`~demo.payments.settings.Settings.patched`."""
     docs = _param_docs(Settings.__doc__ or "")
     properties: dict[str, Any] = {}
     for name, default in Settings().as_dict().items():
@@ -136,7 +139,7 @@ def _param_docs(docstring: str) -> dict[str, str]:
 
 
 def clock_request() -> dict[str, Any]:
-    """``POST .../api/clock``'s body: :meth:`demo.lab.Lab.advance`'s rule."""
+    """``POST .../api/clock``'s body: :meth:`demo.workspace.Workspace.advance`'s rule."""
     return {
         "type": "object",
         "additionalProperties": False,

@@ -17,14 +17,18 @@ from flask_babel import format_decimal
 from werkzeug.wrappers import Response as BaseResponse
 
 from ..engine.problems import Problem
+from ..engine.stepping import PAUSED_MS
 from ..engine.text import N_, Text, translate
-from ..lab import PAUSED_MS, Lab, LabRegistry, RequestEntry, Step
+from ..engine.timeline import Step
 from ..lessons import LESSONS, PATH, Lesson
 from ..payments.explain import explain
 from ..payments.gateway import summarise
 from ..payments.idempotency import PROFILES
+from ..payments.requests import RequestEntry
 from ..payments.scenarios import SCENARIOS
 from ..payments.step_names import step_at, step_name
+from ..registry import LabRegistry
+from ..workspace import Workspace
 from . import lab_to_read, lab_to_write
 from .code import handler_lines, where
 from .i18n import LANGUAGES
@@ -81,18 +85,20 @@ def lab_page(lab_id: str) -> BaseResponse | str:
     """
     lab = lab_to_read(lab_id)
     offer = _offer(lab)
-    last = lab.latest_charge()
-    order_id = lab.current_order
+    last = lab.payments.latest_charge()
+    order_id = lab.payments.current_order
     amount = last.amount if last and last.order_id == order_id else 100_000
     return render_template(
         "lab.html",
         form=_form(order_id, amount),
         poll_s=_poll_s(),
         scenarios=SCENARIOS.values(),
-        client=lab.client,
+        client=lab.payments.client,
         key_template=KEY_TEMPLATE,
         offer=offer,
-        autorun=offer is None and request.args.get("run") == "1" and lab.scenario is not None,
+        autorun=offer is None
+        and request.args.get("run") == "1"
+        and lab.payments.scenario is not None,
         **panels_context(lab),
     )
 
@@ -158,7 +164,7 @@ def _check_names(lesson: str | None, scenario: str | None) -> None:
         )
 
 
-def _offer(lab: Lab) -> Offer | None:
+def _offer(lab: Workspace) -> Offer | None:
     """The change a link's query asks for, or ``None``.
 
     :raises Problem: 404 for an unknown scenario or lesson (as the POST would).
@@ -211,7 +217,7 @@ def _offer(lab: Lab) -> Offer | None:
     return Offer(N_("This link switches presenter mode off."), N_("Leave presenter mode"), action)
 
 
-def redirect_to_lab(lab: Lab, *, run: bool = False) -> BaseResponse:
+def redirect_to_lab(lab: Workspace, *, run: bool = False) -> BaseResponse:
     """303 to the lab's plain address (``run=1`` makes the page click the steps itself)."""
     if run:
         return redirect(url_for("pages.lab_page", lab_id=lab.id, run="1"), 303)
@@ -222,8 +228,8 @@ def redirect_to_lab(lab: Lab, *, run: bool = False) -> BaseResponse:
 def panels(lab_id: str) -> BaseResponse:
     """The four panels, for polling: 204 (nothing to swap) while ``since`` is current."""
     lab = lab_to_read(lab_id)
-    stale = request.args.get("settings_version", str(lab.settings_version)) != str(
-        lab.settings_version
+    stale = request.args.get("settings_version", str(lab.payments.settings_version)) != str(
+        lab.payments.settings_version
     )
     if request.args.get("since") == str(lab.version) and not stale:
         return Response(status=204)
@@ -234,8 +240,8 @@ def panels(lab_id: str) -> BaseResponse:
 def sequence_svg(lab_id: str) -> Response:
     """The sequence diagram of the last requests, as SVG (``?download=1`` to save it)."""
     lab = lab_to_read(lab_id)
-    summary = summarise(lab.gateway.ledger())
-    svg = render_template("sequence.svg", d=diagram(lab.requests(), summary))
+    summary = summarise(lab.payments.gateway.ledger())
+    svg = render_template("sequence.svg", d=diagram(lab.payments.requests(), summary))
     response = Response(svg, 200, mimetype="image/svg+xml")
     response.headers["Cache-Control"] = "no-store"
     if request.args.get("download") == "1":
@@ -271,7 +277,7 @@ def new_order(lab_id: str) -> str:
     keep = re.fullmatch(r"[0-9]{1,15}", amount) is not None
     return render_template(
         "_partials/order_form.html",
-        form=_form(lab.new_order_id(after=current), int(amount) if keep else 100_000),
+        form=_form(lab.payments.new_order_id(after=current), int(amount) if keep else 100_000),
         lab=lab,
         key_template=KEY_TEMPLATE,
     )
@@ -343,7 +349,11 @@ def action(name: str) -> str:
 
 
 def panels_response(
-    lab: Lab, *, focus: RequestEntry | None = None, status: int = 200, settings_stale: bool = False
+    lab: Workspace,
+    *,
+    focus: RequestEntry | None = None,
+    status: int = 200,
+    settings_stale: bool = False,
 ) -> Response:
     """The panels fragment with ``status`` (htmx swaps every status, see base.html), and
     the settings form out of band when the page shows settings another tab changed."""
@@ -358,7 +368,7 @@ def panels_response(
     return response
 
 
-def settings_response(lab: Lab) -> Response:
+def settings_response(lab: Workspace) -> Response:
     """The settings fragment, plus the panels out of band (the explanation may change)."""
     html = render_template(
         "_partials/settings_changed.html", poll_s=_poll_s(), **panels_context(lab)
@@ -366,30 +376,32 @@ def settings_response(lab: Lab) -> Response:
     return Response(html, 200, mimetype="text/html")
 
 
-def panels_context(lab: Lab, focus: RequestEntry | None = None) -> dict[str, Any]:
+def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[str, Any]:
     """Everything the panels show, computed from the lab's real state.
 
     ``version`` is read first: anything that changes later bumps it, so the page can
     tell a stale render (a slower response of two) from a fresh one.
     """
     version = lab.version
-    entries = lab.requests()
-    charges = lab.gateway.ledger()
+    entries = lab.payments.requests()
+    charges = lab.payments.gateway.ledger()
     summary = summarise(charges)
-    emails = lab.emails()
+    emails = lab.payments.emails()
     now = lab.now()
-    records = lab.records()[::-1]
-    settings = lab.settings
+    records = lab.payments.records()[::-1]
+    settings = lab.payments.settings
     # The open lesson's first button, which the empty states name.
     first_click = (
-        lab.scenario.clicks(lab.fixed)[0] if lab.scenario and lab.scenario.script else "Pay"
+        lab.payments.scenario.clicks(lab.payments.fixed)[0]
+        if lab.payments.scenario and lab.payments.scenario.script
+        else "Pay"
     )
     return {
         "version": version,
         "lab": lab,
         "settings": settings,
-        "scenario": lab.scenario,
-        "fixed": lab.fixed,
+        "scenario": lab.payments.scenario,
+        "fixed": lab.payments.fixed,
         "explanation": explain(
             entries,
             summary,
@@ -397,7 +409,7 @@ def panels_context(lab: Lab, focus: RequestEntry | None = None) -> dict[str, Any
             settings,
             len(emails),
             first_click,
-            in_scenario=lab.scenario is not None,
+            in_scenario=lab.payments.scenario is not None,
         ),
         "first_click": first_click,
         "clusters": timeline(entries[-TIMELINE_LANES:]),
@@ -415,17 +427,17 @@ def panels_context(lab: Lab, focus: RequestEntry | None = None) -> dict[str, Any
             {"email": m, "ago": _duration(now - m.sent_at) if m.sent_at else None}
             for m in emails[::-1][:TABLE_ROWS]
         ],
-        "outbox": lab.outbox(),
+        "outbox": lab.payments.outbox(),
         # One receipt per paid order is what should happen; the mailbox is what did.
         "expected_emails": summary.intended if settings.email != "off" else None,
         "clock_offset": _duration(lab.clock_offset_s()) if lab.clock_offset_s() else None,
         "profiles": PROFILES.values(),
         **_lesson_context(lab),
-        **(_step_context(lab) if settings.step_mode or lab.paused() else {}),
+        **(_step_context(lab) if settings.step_mode or lab.payments.stepper.paused() else {}),
     }
 
 
-def _lesson_context(lab: Lab) -> dict[str, Any]:
+def _lesson_context(lab: Workspace) -> dict[str, Any]:
     """The lessons path with each lesson's state, and the open lesson's progress."""
     achieved = lab.achieved()
     lesson = lab.lesson
@@ -449,9 +461,9 @@ def _next(name: str) -> Lesson | None:
     return PATH[at + 1] if at + 1 < len(PATH) else None
 
 
-def _step_context(lab: Lab) -> dict[str, Any]:
+def _step_context(lab: Workspace) -> dict[str, Any]:
     """Step mode: the paused requests, and the handler's lines with who stands where."""
-    paused = lab.paused()
+    paused = lab.payments.stepper.paused()
     at: dict[str, list[str]] = {}
     for p in paused:
         point = "lock#blocked" if p["blocked_by"] else where(p["step"], p["occurrence"])

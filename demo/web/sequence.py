@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine.text import N_, Text, translate
-from ..lab import RequestEntry
 from ..payments.gateway import LedgerSummary
+from ..payments.requests import RequestEntry
 
 LANE_W = 170
 TOP = 70

@@ -14,11 +14,11 @@ from werkzeug.wrappers import Response as BaseResponse
 from .. import history
 from ..engine.problems import Problem
 from ..engine.text import N_
-from ..lab import Lab
 from ..lessons import PATH
 from ..payments.charges import parse_json
 from ..payments.gateway import summarise
 from ..payments.scenarios import SCENARIOS
+from ..workspace import Workspace
 from . import is_htmx, lab_to_read, lab_to_write, labs, pages, read_body
 
 bp = Blueprint("workshop", __name__)
@@ -52,7 +52,7 @@ def reset_lesson(lab_id: str, name: str) -> BaseResponse:
     return pages.redirect_to_lab(lab)
 
 
-def _back(lab: Lab) -> BaseResponse:
+def _back(lab: Workspace) -> BaseResponse:
     return pages.panels_response(lab) if is_htmx() else pages.redirect_to_lab(lab)
 
 
@@ -160,7 +160,7 @@ def room() -> dict[str, Any]:
     achieved = [lab.achieved() for lab in active]
     charged = intended = 0
     for lab in active:
-        summary = summarise(lab.gateway.ledger())
+        summary = summarise(lab.payments.gateway.ledger())
         charged += summary.charged
         intended += summary.intended
     return {

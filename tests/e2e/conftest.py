@@ -21,8 +21,9 @@ import pytest
 from flask import Flask
 
 from demo import create_app
-from demo.lab import Lab, LabRegistry
+from demo.registry import LabRegistry
 from demo.server import make_server
+from demo.workspace import Workspace
 
 SYSTEM_CHROMIUMS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/snap/bin/chromium")
 
@@ -70,7 +71,7 @@ class LiveServer:
         self.url = f"http://127.0.0.1:{self._server.port}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
-    def lab(self, lab_id: str) -> Lab:
+    def lab(self, lab_id: str) -> Workspace:
         registry: LabRegistry = self.app.extensions["labs"]
         return registry.get(lab_id)
 

@@ -34,7 +34,7 @@ def test_lost_response(page: Page, live_server: Any, errors: Any, fixed: bool, a
     lab_id = run_scenario(page, live_server, "lost-response", fixed)
     expect_numbers(page, 1, actual)
     expect(page.locator(".lane").filter(has_text="NO RESPONSE")).to_have_count(1)
-    assert len(live_server.lab(lab_id).gateway.ledger()) == actual
+    assert len(live_server.lab(lab_id).payments.gateway.ledger()) == actual
 
 
 @pytest.mark.parametrize(("fixed", "actual"), [(False, 2), (True, 1)])
@@ -45,7 +45,7 @@ def test_crash_window(page: Page, live_server: Any, errors: Any, fixed: bool, ac
     expect(page.locator("#explain .headline")).to_contain_text(
         "RECOVERED" if fixed else "DOUBLE CHARGE"
     )
-    assert len(live_server.lab(lab_id).gateway.ledger()) == actual
+    assert len(live_server.lab(lab_id).payments.gateway.ledger()) == actual
 
 
 @pytest.mark.parametrize(("fixed", "actual"), [(False, 2), (True, 1)])
@@ -55,7 +55,7 @@ def test_multi_instance(
     lab_id = run_scenario(page, live_server, "multi-instance", fixed)
     expect_numbers(page, 1, actual)
     expect(page.locator(".lane .instance")).to_have_text(["i2", "i1"])
-    assert [e.instance for e in live_server.lab(lab_id).requests()] == ["i1", "i2"]
+    assert [e.instance for e in live_server.lab(lab_id).payments.requests()] == ["i1", "i2"]
 
 
 @pytest.mark.parametrize(("fixed", "actual"), [(False, 2), (True, 1)])
@@ -81,8 +81,11 @@ def test_gateway_timeout_never_charges_twice(
     )
     expect(timed_out).to_have_count(1)
     lab = live_server.lab(lab_id)
-    assert [e.outcome for e in lab.requests()] == ["error", "recovered" if fixed else "in_doubt"]
-    assert len(lab.gateway.ledger()) == 1
+    assert [e.outcome for e in lab.payments.requests()] == [
+        "error",
+        "recovered" if fixed else "in_doubt",
+    ]
+    assert len(lab.payments.gateway.ledger()) == 1
 
 
 def test_email_once(page: Page, live_server: Any, errors: Any) -> None:
@@ -104,7 +107,7 @@ def test_arming_a_fault_by_hand_shows_no_response(
     expect(page.locator("#explain .headline")).to_contain_text("NO RESPONSE")
     page.get_by_role("button", name="Retry", exact=True).click()
     expect(page.locator("#explain .headline")).to_contain_text("REPLAYED")
-    assert len(live_server.lab(lab_id).gateway.ledger()) == 1
+    assert len(live_server.lab(lab_id).payments.gateway.ledger()) == 1
 
 
 def test_random_key_per_click_charges_every_click(
@@ -112,7 +115,7 @@ def test_random_key_per_click_charges_every_click(
 ) -> None:
     lab_id = run_scenario(page, live_server, "key-per-click", False)
     expect_numbers(page, 1, 2)
-    keys = {c.idempotency_key for c in live_server.lab(lab_id).gateway.ledger()}
+    keys = {c.idempotency_key for c in live_server.lab(lab_id).payments.gateway.ledger()}
     assert len(keys) == 2
 
 
@@ -123,7 +126,7 @@ def test_client_guard_stops_the_double_click_but_not_a_second_tab(
     lab_id = run_scenario(page, live_server, "client-guard", fixed)
     expect(page.locator("#guard")).to_be_checked()
     expect_numbers(page, 2, actual)
-    requests = live_server.lab(lab_id).requests()
+    requests = live_server.lab(lab_id).payments.requests()
     # The guard let one of the Double-submit's two requests out; the second tab's went too.
     assert [e.action for e in requests][:1] == ["Double-submit A"]
     assert "Pay (second tab)" in [e.action for e in requests]

@@ -91,7 +91,7 @@ def test_the_lock_switch_toggles_from_the_keyboard_while_requests_are_paused(
     switch.focus()
     page.keyboard.press(" ")
     expect(page.locator("#explain .mode")).to_contain_text("Lock is ON")
-    assert lab.settings.lock is True
+    assert lab.payments.settings.lock is True
     # Space went to the switch, not to "next step": A and B are where they were.
     expect(page.locator(".lane-A")).to_contain_text("stopped after lookup")
     expect(page.locator(".lane-B")).to_contain_text("stopped after lookup")
@@ -99,7 +99,7 @@ def test_the_lock_switch_toggles_from_the_keyboard_while_requests_are_paused(
     page.wait_for_function("() => document.activeElement.id === 'lock'")
     page.keyboard.press(" ")
     expect(page.locator("#explain .mode")).to_contain_text("Lock is OFF")
-    assert lab.settings.lock is False
+    assert lab.payments.settings.lock is False
     page.get_by_role("button", name="Release all").click()
 
 
@@ -113,7 +113,9 @@ def test_after_a_mouse_click_space_is_next_step_not_the_button_again(
     page.keyboard.press(" ")  # next step: the oldest paused request, A
     expect(page.locator(".lane-A")).to_contain_text("stopped at charging")
     expect(page.locator(".lane-B")).to_contain_text("stopped after lookup")
-    assert len(lab.requests()) == 2  # no third request: Double-submit was not pressed again
+    assert (
+        len(lab.payments.requests()) == 2
+    )  # no third request: Double-submit was not pressed again
     page.get_by_role("button", name="Release all").click()
 
 
@@ -128,8 +130,8 @@ def test_no_single_key_shortcut_fires_on_a_focused_control(
     for key in ("p", "d", "x", "X", "m", "?"):
         page.keyboard.press(key)
     expect(page.locator("#shortcuts")).to_be_hidden()
-    assert [e.action for e in lab.requests()] == ["Pay"]
-    assert len(lab.gateway.ledger()) == 1
+    assert [e.action for e in lab.payments.requests()] == ["Pay"]
+    assert len(lab.payments.gateway.ledger()) == 1
     expect(page.locator("#page")).not_to_have_class("present")
 
 
@@ -142,7 +144,7 @@ def test_reset_needs_shift_x(page: Page, live_server: Any, errors: Any) -> None:
     expect(page.locator("#notice")).to_have_text(
         "To reset the lab from the keyboard, press Shift+X."
     )
-    assert len(lab.gateway.ledger()) == 1
+    assert len(lab.payments.gateway.ledger()) == 1
     page.keyboard.press("Shift+X")
     expect(page.locator("#ledger .tally")).to_contain_text("charged 0")
 
@@ -178,7 +180,7 @@ def test_a_switch_turns_single_key_shortcuts_off_and_it_is_remembered(
     expect(page.locator("#explain .headline")).to_have_text("Nothing sent yet")
     page.keyboard.press("p")  # still off after a reload
     page.keyboard.press(" ")
-    assert lab.requests() == []
+    assert lab.payments.requests() == []
     # The header button still opens the list, and the switch turns them back on.
     page.get_by_role("button", name="Shortcuts").click()
     expect(toggle).not_to_be_checked()

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Request, expect
 
-from demo.lab import Lab
+from demo.workspace import Workspace
 
 pytestmark = pytest.mark.e2e
 
@@ -22,7 +22,7 @@ EXPECTED = re.compile(r"Failed to load resource: the server responded with a sta
 @dataclass
 class LabPage:
     page: Page
-    lab: Lab
+    lab: Workspace
     errors: list[str]
     charge_requests: list[Request] = field(default_factory=list)
 
@@ -39,7 +39,7 @@ class LabPage:
         expect(self.page.locator("#explain .mode")).to_contain_text(
             f"Lock is {'ON' if on else 'OFF'}"
         )
-        assert self.lab.settings.lock is on
+        assert self.lab.payments.settings.lock is on
 
     def new_order(self) -> str:
         before = self.page.locator("#order-id").input_value()
@@ -73,7 +73,7 @@ def test_pay_charges_once(lab: LabPage) -> None:
     lab.click("Pay")
     expect(lab.headline()).to_contain_text("CHARGED")
     expect(lab.page.locator("#ledger .tally")).to_contain_text("charged 1 / intended 1")
-    assert len(lab.lab.gateway.ledger()) == 1
+    assert len(lab.lab.payments.gateway.ledger()) == 1
     assert lab.charge_requests[0].headers["idempotency-key"] == "t1:u7:pay:order-42:v1"
 
 
@@ -84,7 +84,7 @@ def test_retry_replays_and_charges_nothing(lab: LabPage) -> None:
     expect(lab.headline()).to_contain_text("REPLAYED")
     expect(lab.page.locator(".badge-replayed")).to_have_count(1)
     expect(lab.page.locator("#ledger .tally")).to_contain_text("charged 1 / intended 1")
-    assert len(lab.lab.gateway.ledger()) == 1
+    assert len(lab.lab.payments.gateway.ledger()) == 1
 
 
 def test_change_amount_and_resend_is_409(lab: LabPage) -> None:
@@ -93,7 +93,7 @@ def test_change_amount_and_resend_is_409(lab: LabPage) -> None:
     lab.click("Change amount & resend")
     expect(lab.headline()).to_contain_text("409 CONFLICT")
     expect(lab.page.locator(".badge-conflict")).to_have_text("409 CONFLICT")
-    assert len(lab.lab.gateway.ledger()) == 1
+    assert len(lab.lab.payments.gateway.ledger()) == 1
     sent = lab.charge_requests[-1]
     assert sent.post_data_json["amount"] == 101_000  # the form's amount + 1,000
     assert sent.headers["idempotency-key"] == lab.charge_requests[0].headers["idempotency-key"]
@@ -114,7 +114,7 @@ def test_retry_after_change_amount_replays_what_it_says(lab: LabPage) -> None:
     changed, retried = lab.charge_requests[-2:]
     assert retried.post_data_json == changed.post_data_json
     assert retried.headers["idempotency-key"] == changed.headers["idempotency-key"]
-    assert len(lab.lab.gateway.ledger()) == 2
+    assert len(lab.lab.payments.gateway.ledger()) == 2
 
 
 def test_lock_off_double_submit_charges_twice(lab: LabPage) -> None:
@@ -125,7 +125,7 @@ def test_lock_off_double_submit_charges_twice(lab: LabPage) -> None:
     expect(lab.headline()).to_contain_text("DOUBLE CHARGE")
     expect(lab.page.locator("#ledger .tally")).to_contain_text("charged 2 / intended 1")
     expect(lab.page.locator("#ledger .double-tag")).to_have_count(2)
-    charges = lab.lab.gateway.ledger()
+    charges = lab.lab.payments.gateway.ledger()
     assert [c.idempotency_key for c in charges] == [key, key]
     # Two real HTTP requests left the browser, with the same key and body.
     assert len(lab.charge_requests) == 2
@@ -142,10 +142,10 @@ def test_lock_on_double_submit_charges_once(lab: LabPage) -> None:
     expect(lab.page.locator(".badge-replayed")).to_have_count(1)
     expect(lab.page.locator("#ledger .tally")).to_contain_text("charged 1 / intended 1")
     expect(lab.page.locator("#ledger .double-tag")).to_have_count(0)
-    assert [c.idempotency_key for c in lab.lab.gateway.ledger()] == [key]
+    assert [c.idempotency_key for c in lab.lab.payments.gateway.ledger()] == [key]
     assert len(lab.charge_requests) == 2
-    replay = next(e for e in lab.lab.requests() if e.outcome == "replayed")
-    assert replay.step("lock acquire").detail["waited_ms"] > 50  # type: ignore[union-attr]
+    replay = next(e for e in lab.lab.payments.requests() if e.outcome == "replayed")
+    assert replay.payments.stepper.step("lock acquire").detail["waited_ms"] > 50  # type: ignore[union-attr]
 
 
 def test_keyboard_only(lab: LabPage) -> None:
@@ -228,7 +228,7 @@ def test_step_mode_by_hand_double_charges_with_the_lock_off_and_never_with_it_on
     expect(page.locator("[data-step-label=B]")).to_be_disabled()
     page.get_by_role("button", name="Release all").click()
     expect(page.locator(".badge-replayed")).to_have_count(1)
-    assert [c.idempotency_key for c in lab.lab.gateway.ledger()].count(key) == 1
+    assert [c.idempotency_key for c in lab.lab.payments.gateway.ledger()].count(key) == 1
 
 
 def test_shortcuts_overlay_and_no_shortcuts_while_typing(lab: LabPage) -> None:
@@ -242,7 +242,7 @@ def test_shortcuts_overlay_and_no_shortcuts_while_typing(lab: LabPage) -> None:
     page.locator("#order-id").fill("")
     page.locator("#order-id").type("xrpd?")  # typing: no reset, no click, no overlay
     expect(page.locator("#shortcuts")).to_be_hidden()
-    assert len(lab.lab.gateway.ledger()) == 1
+    assert len(lab.lab.payments.gateway.ledger()) == 1
     page.locator("body").click(position={"x": 5, "y": 700})
     page.keyboard.press("Shift+X")
     expect(page.locator("#ledger .tally")).to_contain_text("charged 0")

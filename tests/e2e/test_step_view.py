@@ -101,12 +101,12 @@ def test_next_step_alone_plays_lesson_5_both_ways(
     lab = live_server.lab(lab_id)
     walk_with_next_step(page)
     expect(page.locator("[data-check='stepped-double']")).to_have_class(re.compile("met"))
-    assert len(lab.gateway.ledger()) == 2
+    assert len(lab.payments.gateway.ledger()) == 2
     page.get_by_role("button", name="Apply the fix", exact=True).click()
     expect(page.locator("#lesson .fix-state")).to_have_text("fix ON")
     walk_with_next_step(page)
     expect(page.locator("[data-check='stepped-once']")).to_have_class(re.compile("met"))
-    assert len(lab.gateway.ledger()) == 1
+    assert len(lab.payments.gateway.ledger()) == 1
     assert "slow-motion" in lab.achieved()
 
 
@@ -170,7 +170,7 @@ def test_the_timeline_tells_the_time_paused_by_the_attendee(
     # On a loaded machine the answer may come after the step's own refresh: wait for it
     # on the server, then refresh the panels as the page does when a request ends.
     for _ in range(200):
-        if all(e.finished is not None for e in lab.requests()):
+        if all(e.finished is not None for e in lab.payments.requests()):
             break
         page.wait_for_timeout(50)
     page.evaluate("htmx.trigger(document.body, 'lab-refresh')")
@@ -186,5 +186,5 @@ def test_the_timeline_tells_the_time_paused_by_the_attendee(
     steps = lane.locator(".steps li").all_inner_texts()
     at = next(n for n, text in enumerate(steps) if "paused by you" in text)
     assert "lookup: miss" in steps[at - 1]
-    (entry,) = lab.requests()
+    (entry,) = lab.payments.requests()
     assert entry.steps[0].name == "validate" and entry.step("lookup").detail["paused_ms"] >= 600

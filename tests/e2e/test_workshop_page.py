@@ -141,12 +141,12 @@ def test_the_shortcuts_press_pay_retry_and_double_submit(
     page.locator("#order-id").fill("")
     page.locator("#order-id").type("7dp")  # typed into a field: no shortcut fires
     expect(page.locator("#order-id")).to_have_value("7dp")
-    assert [e.action for e in live_server.lab(lab_id).requests()] == ["Pay", "Retry"]
+    assert [e.action for e in live_server.lab(lab_id).payments.requests()] == ["Pay", "Retry"]
     page.locator("#order-id").fill("43")
     page.locator("body").click(position={"x": 5, "y": 700})
     page.keyboard.press("d")
     expect(page.locator(".lane")).to_have_count(4, timeout=10_000)
-    actions = sorted(e.action for e in live_server.lab(lab_id).requests())
+    actions = sorted(e.action for e in live_server.lab(lab_id).payments.requests())
     assert actions == ["Double-submit A", "Double-submit B", "Pay", "Retry"]
 
 
@@ -246,7 +246,7 @@ def test_next_step_counts_the_buttons_you_pressed_yourself(
     expect(page.locator("[data-check='stepped-double']")).to_have_class(re.compile("met"))
     page.keyboard.press(".")  # the Double-submit step is done: onward to the fix
     expect(page.locator("#lesson .fix-state")).to_have_text("fix ON")
-    assert len(live_server.lab(lab_id).gateway.ledger()) == 0  # the fix starts afresh
+    assert len(live_server.lab(lab_id).payments.gateway.ledger()) == 0  # the fix starts afresh
 
 
 def test_the_next_step_button_alone_walks_the_slow_motion_lesson(
@@ -264,7 +264,7 @@ def test_the_next_step_button_alone_walks_the_slow_motion_lesson(
         page.locator("#lesson [data-next-step]").click()
         page.wait_for_timeout(200)
     expect(page.locator("[data-check='stepped-double']")).to_have_class(re.compile("met"))
-    assert len(live_server.lab(lab_id).gateway.ledger()) == 2
+    assert len(live_server.lab(lab_id).payments.gateway.ledger()) == 2
     page.locator("#lesson [data-next-step]").click()  # onward: the fix, only when asked
     expect(page.locator("#lesson .fix-state")).to_have_text("fix ON")
 
@@ -295,7 +295,10 @@ def test_space_on_a_fresh_lab_starts_the_lessons_and_no_key_shows_no_key(
     expect(page.locator("#idempotency-key")).to_have_value("")
     page.keyboard.press(" ")
     expect(page.locator("#lesson .actual-charges")).to_have_text("2", timeout=10_000)
-    assert [c.idempotency_key for c in live_server.lab(lab_id).gateway.ledger()] == [None, None]
+    assert [c.idempotency_key for c in live_server.lab(lab_id).payments.gateway.ledger()] == [
+        None,
+        None,
+    ]
 
 
 def test_a_pasted_link_opens_the_lesson_in_one_click_and_changes_nothing_for_a_bot(

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...engine.text import N_, Text
-from ...lab import RequestEntry, Settings
 from ..gateway import LedgerSummary
+from ..requests import RequestEntry
+from ..settings import Settings
 from .doubles import double_after_crash, double_charge, race
 from .explanation import Explanation
 from .overlaps import overlap, overlapping_charger

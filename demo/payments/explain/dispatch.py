@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...lab import RequestEntry, Settings
 from ..gateway import LedgerSummary
+from ..requests import RequestEntry
+from ..settings import Settings
 from .charged import charged
 from .explanation import Explanation
 from .gateway_failures import gateway_failure

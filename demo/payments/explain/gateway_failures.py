@@ -4,7 +4,7 @@ timed out, leaving the key in doubt."""
 from __future__ import annotations
 
 from ...engine.text import N_, Text
-from ...lab import RequestEntry
+from ..requests import RequestEntry
 from .explanation import Explanation
 
 

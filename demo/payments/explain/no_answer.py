@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...engine.text import N_, Text
-from ...lab import RequestEntry
+from ..requests import RequestEntry
 from ..step_names import step_name
 from .explanation import Explanation
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...lab import RequestEntry
+from ..requests import RequestEntry
 
 
 def overlap(a: RequestEntry, b: RequestEntry) -> bool:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...engine.text import N_, Text
-from ...lab import RequestEntry, Settings
+from ..requests import RequestEntry
+from ..settings import Settings
 from .explanation import Explanation
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...engine.text import N_, Text
-from ...lab import RequestEntry, Settings
 from ..gateway import LedgerSummary
+from ..requests import RequestEntry
+from ..settings import Settings
 from .explanation import Explanation
 from .no_answer import LEASE
 from .overlaps import overlapping_charger
