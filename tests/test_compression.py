@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
+from pathlib import Path
+from urllib.parse import urljoin
 
 import brotli
 import pytest
@@ -117,3 +120,72 @@ def test_versioned_static_files_are_cached_for_a_year_the_rest_revalidated(
         again = client.get(url, headers={"If-None-Match": etag})
         assert again.status_code == 304
         again.close()
+
+
+# -- the page script's modules ------------------------------------------------------
+
+IMPORT_FROM = re.compile(r'^import\s[^;]*?\sfrom\s+"([^"]+)";', re.M)
+"""A static ``import … from "specifier";`` at the start of a line (how the modules import)."""
+
+
+def _module_graph(client: FlaskClient, entry: str) -> dict[str, list[str]]:
+    """Every module URL reachable from ``entry`` -> the URLs its imports resolve to,
+    as the browser resolves them (relative to the importing module's URL)."""
+    graph: dict[str, list[str]] = {}
+    todo = [entry]
+    while todo:
+        url = todo.pop()
+        if url in graph:
+            continue
+        answer = client.get(url)
+        assert answer.status_code == 200, url
+        # A module script needs a JavaScript MIME type (the page sends nosniff).
+        assert answer.mimetype in ("text/javascript", "application/javascript"), url
+        graph[url] = [urljoin(url, spec) for spec in IMPORT_FROM.findall(answer.text)]
+        answer.close()
+        todo.extend(graph[url])
+    return graph
+
+
+def test_the_page_script_is_a_module_whose_imports_are_revalidated(
+    client: FlaskClient, app: Flask
+) -> None:
+    # The page links app.js by its content hash (cached a year); the modules it imports
+    # have no version in their URL, so each load revalidates them: after a deploy the
+    # browser never runs a cached old module beside the new app.js.
+    html = client.get("/lab/gz-modules").text
+    (entry,) = re.findall(r'<script type="module" src="(/static/app\.js\?v=[0-9a-f]{12})">', html)
+    graph = _module_graph(client, entry)
+    imported = {url for imports in graph.values() for url in imports}
+    assert app.static_folder is not None
+    on_disk = {f"/static/js/{p.name}" for p in (Path(app.static_folder) / "js").glob("*.js")}
+    assert imported == on_disk  # the regex saw every import; no module is left unused
+    for url in sorted(imported):
+        answer = client.get(url)
+        assert answer.headers["Cache-Control"] == "no-cache", url
+        etag = answer.headers["ETag"]
+        answer.close()
+        again = client.get(url, headers={"If-None-Match": etag})
+        assert again.status_code == 304, url
+        again.close()
+
+
+def test_a_module_changed_by_a_deploy_is_served_anew_on_revalidation(
+    app: Flask, tmp_path: Path
+) -> None:
+    (tmp_path / "js").mkdir()
+    module = tmp_path / "js" / "clock.js"
+    module.write_text("export const v = 1;\n")
+    app.static_folder = str(tmp_path)
+    client = app.test_client()
+    first = client.get("/static/js/clock.js")
+    assert first.headers["Cache-Control"] == "no-cache"
+    etag = first.headers["ETag"]
+    first.close()
+    module.write_text("export const version = 2;\n")  # the deploy
+    later = module.stat().st_mtime + 60
+    os.utime(module, (later, later))
+    again = client.get("/static/js/clock.js", headers={"If-None-Match": etag})
+    assert again.status_code == 200
+    assert again.text == "export const version = 2;\n"
+    again.close()

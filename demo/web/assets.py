@@ -8,6 +8,9 @@
   renamed files; the hash is computed from the file itself.
 - Anything else (an old ``?v=``, no ``v``) is ``no-cache``: the browser revalidates it
   with its ``ETag`` and gets a 304 while it has not changed.
+- ``app.js`` is an ES module; the modules it imports (``js/*.js``) are named by plain
+  relative URLs, so they carry no ``v`` and are revalidated on each load: after a deploy
+  the browser never runs a cached old module beside the new ``app.js``.
 
 Compression (gzip, Brotli, zstd, as the client accepts) is Flask-Compress's; it only
 encodes the transfer: the bytes the app produced, stored records and replays included,
