@@ -10,8 +10,8 @@
 //
 // htmx is a classic deferred script placed before this module in the page: deferred and
 // module scripts run in document order, once the page is parsed, so `htmx` exists here.
-// The modules this one imports are linked without a version (?v=), so the browser
-// revalidates them on each load (demo/web/assets.py): never a stale one after a deploy.
+// The server writes each import's version into the module it serves ("./js/x.js?v=…",
+// demo/web/js_modules.py): every module is cached, and none is stale after a deploy.
 import * as labJson from "./js/lab-json.js";
 import * as inFlight from "./js/in-flight.js";
 import * as panels from "./js/panels.js";
