@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
+import os
 import re
+from pathlib import Path
+from urllib.parse import urljoin
 
 import brotli
 import pytest
@@ -12,6 +16,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from demo import create_app
+from demo.web.assets import content_version
 
 GZIP = {"Accept-Encoding": "gzip"}
 CHARGE = {"Content-Type": "application/json", "Idempotency-Key": "pay-1"}
@@ -117,3 +122,126 @@ def test_versioned_static_files_are_cached_for_a_year_the_rest_revalidated(
         again = client.get(url, headers={"If-None-Match": etag})
         assert again.status_code == 304
         again.close()
+
+
+# -- the page script's modules ------------------------------------------------------
+
+IMPORT_FROM = re.compile(r'^import\s[^;]*?\sfrom\s+"([^"]+)";', re.M)
+"""A static ``import … from "specifier";`` at the start of a line (how the modules import)."""
+
+
+def _module_graph(client: FlaskClient, entry: str) -> dict[str, list[str]]:
+    """Every module URL reachable from ``entry`` -> the URLs its imports resolve to,
+    as the browser resolves them (relative to the importing module's URL)."""
+    graph: dict[str, list[str]] = {}
+    todo = [entry]
+    while todo:
+        url = todo.pop()
+        if url in graph:
+            continue
+        answer = client.get(url)
+        assert answer.status_code == 200, url
+        # A module script needs a JavaScript MIME type (the page sends nosniff).
+        assert answer.mimetype in ("text/javascript", "application/javascript"), url
+        graph[url] = [urljoin(url, spec) for spec in IMPORT_FROM.findall(answer.text)]
+        answer.close()
+        todo.extend(graph[url])
+    return graph
+
+
+def test_every_module_of_the_page_script_is_linked_by_its_content_hash(
+    client: FlaskClient, app: Flask
+) -> None:
+    html = client.get("/lab/gz-modules").text
+    (entry,) = re.findall(r'<script type="module" src="(/static/app\.js\?v=[0-9a-f]{12})">', html)
+    graph = _module_graph(client, entry)
+    imported = {url for imports in graph.values() for url in imports}
+    assert app.static_folder is not None
+    on_disk = {p.name for p in (Path(app.static_folder) / "js").glob("*.js")}
+    assert {re.sub(r"^/static/js/|\?.*$", "", url) for url in imported} == on_disk
+    for url in sorted(graph):
+        path, version = re.fullmatch(r"(/static/[a-z/-]+\.js)\?v=([0-9a-f]{12})", url).groups()  # type: ignore[union-attr]
+        answer = client.get(url)
+        assert hashlib.sha256(answer.data).hexdigest()[:12] == version, url
+        assert answer.headers["Cache-Control"] == "public, max-age=31536000, immutable", url
+        assert answer.data == client.get(path).data  # the same text, whatever the URL
+        answer.close()
+
+
+def _static_folder(app: Flask, folder: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    app.static_folder = str(folder)
+
+
+def _deploy(path: Path, text: str) -> None:
+    path.write_text(text)
+    later = path.stat().st_mtime + 60  # a deploy's file is newer
+    os.utime(path, (later, later))
+
+
+def test_a_deploy_that_changes_one_module_changes_the_url_of_every_module_above_it(
+    app: Flask, tmp_path: Path
+) -> None:
+    _static_folder(
+        app,
+        tmp_path,
+        {
+            "app.js": 'import * as a from "./js/a.js";\nimport * as c from "./js/c.js";\n',
+            "js/a.js": 'import { b } from "./b.js";\nexport const a = b;\n',
+            "js/b.js": "export const b = 1;\n",
+            "js/c.js": "export const c = 1;\n",
+        },
+    )
+    client = app.test_client()
+    with app.app_context():
+        before = {
+            name: content_version(name) for name in ("app.js", "js/a.js", "js/b.js", "js/c.js")
+        }
+        assert before["js/b.js"] == hashlib.sha256(b"export const b = 1;\n").hexdigest()[:12]
+        served = client.get("/static/js/a.js")
+        assert (
+            served.text
+            == f'import {{ b }} from "./b.js?v={before["js/b.js"]}";\nexport const a = b;\n'
+        )
+        etag = served.headers["ETag"]
+        served.close()
+        _deploy(tmp_path / "js" / "b.js", "export const b = 2;\n")
+        after = {name: content_version(name) for name in before}
+    changed = {name for name in before if before[name] != after[name]}
+    assert changed == {"app.js", "js/a.js", "js/b.js"}  # c.js stays cached
+    html = client.get("/lab/gz-deploy").text
+    assert f"/static/app.js?v={after['app.js']}" in html
+    # A browser that revalidates a.js under its old ETag gets the new text, not a 304.
+    again = client.get("/static/js/a.js", headers={"If-None-Match": etag.strip('"')})
+    assert again.status_code == 200
+    assert f'"./b.js?v={after["js/b.js"]}"' in again.text
+    again.close()
+    unchanged = client.get("/static/js/c.js", headers={"If-None-Match": before["js/c.js"]})
+    assert unchanged.status_code == 304
+    unchanged.close()
+
+
+def test_modules_in_an_import_cycle_are_imported_without_a_version(
+    app: Flask, tmp_path: Path
+) -> None:
+    # A cycle cannot be hashed bottom-up: its modules keep one plain URL each (a module
+    # loaded under two URLs would run twice) and are revalidated; what lies below the
+    # cycle is still versioned.
+    _static_folder(
+        app,
+        tmp_path,
+        {
+            "app.js": 'import * as a from "./js/a.js";\n',
+            "js/a.js": 'import { b } from "./b.js";\nimport { c } from "./c.js";\n',
+            "js/b.js": 'import { a } from "./a.js";\nexport const b = 2;\n',
+            "js/c.js": "export const c = 3;\n",
+        },
+    )
+    client = app.test_client()
+    served = {name: client.get(f"/static/{name}").text for name in ("app.js", "js/a.js", "js/b.js")}
+    assert served["app.js"] == 'import * as a from "./js/a.js";\n'
+    assert 'from "./b.js";' in served["js/a.js"]
+    assert re.search(r'from "\./c\.js\?v=[0-9a-f]{12}";', served["js/a.js"])
+    assert served["js/b.js"] == 'import { a } from "./a.js";\nexport const b = 2;\n'

@@ -8,6 +8,9 @@
   renamed files; the hash is computed from the file itself.
 - Anything else (an old ``?v=``, no ``v``) is ``no-cache``: the browser revalidates it
   with its ``ETag`` and gets a 304 while it has not changed.
+- ``app.js`` is an ES module, and so are the modules it imports (``js/*.js``): they are
+  served with their imports versioned the same way (:mod:`demo.web.js_modules`), and the
+  version of a module is the hash of that served text.
 
 Compression (gzip, Brotli, zstd, as the client accepts) is Flask-Compress's; it only
 encodes the transfer: the bytes the app produced, stored records and replays included,
@@ -19,10 +22,13 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
+from typing import Any
 
-from flask import Flask, Response, request, url_for
+from flask import Flask, Response, current_app, request, url_for
 from flask_compress import Compress
 from werkzeug.security import safe_join
+
+from demo.web import js_modules
 
 YEAR_S = 365 * 24 * 3600
 VERSIONED_NAME = re.compile(r"-\d+\.\d+\.\d+[.-]")
@@ -37,13 +43,27 @@ def init(app: Flask) -> None:
     Compress(app)
     app.add_template_global(static_url)
     app.after_request(_cache_static)  # runs before Compress's (after_request runs last first)
+    send_file = app.view_functions["static"]
+
+    def static(filename: str, **kwargs: Any) -> Any:
+        """One of the lab's modules as served (:mod:`demo.web.js_modules`), else the file."""
+        text = _module(filename)
+        if text is None:
+            return send_file(filename=filename, **kwargs)
+        response = Response(text, mimetype="text/javascript")
+        response.set_etag(js_modules.digest(text))  # the served text's, so a 304 is never stale
+        return response.make_conditional(request)
+
+    app.view_functions["static"] = static
 
 
 def content_version(filename: str) -> str | None:
     """The first 12 hex digits of the SHA-256 of static file ``filename``, or ``None``
-    if there is no such file. Recomputed only when the file's size or mtime changes."""
-    from flask import current_app
-
+    if there is no such file. Recomputed only when the file's size or mtime changes. For
+    one of the lab's modules, the hash of the text served (its imports versioned)."""
+    text = _module(filename)
+    if text is not None:
+        return js_modules.digest(text)
     folder = current_app.static_folder
     path = safe_join(folder, filename) if folder else None
     if path is None:
@@ -57,6 +77,15 @@ def content_version(filename: str) -> str | None:
         digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]
         known = _hashes[path] = (stat.st_mtime_ns, stat.st_size, digest)
     return known[2]
+
+
+def _module(filename: str) -> bytes | None:
+    """Static file ``filename`` as served if it is one of the lab's ES modules: a ``.js``
+    file whose name carries no version (not htmx)."""
+    folder = current_app.static_folder
+    if folder is None or VERSIONED_NAME.search(filename):
+        return None
+    return js_modules.module_text(folder, filename)
 
 
 def static_url(filename: str) -> str:

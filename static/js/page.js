@@ -1,0 +1,33 @@
+// What every part of the page script needs: an element by its id, the page's words in
+// its language, and the notice line under the order form.
+
+export function byId(id) {
+  return document.getElementById(id);
+}
+
+// The words this script shows, translated by the server into the page's language
+// (a JSON block in the page: data, not a script).
+const strings = (function () {
+  const block = byId("i18n-strings");
+  try {
+    return block ? JSON.parse(block.textContent) : {};
+  } catch (e) {
+    return {};
+  }
+})();
+
+export function t(key) {
+  return strings[key] || key;
+}
+
+export function showNotice(text) {
+  const notice = byId("notice");
+  if (!notice) return;
+  notice.textContent = text;
+  notice.hidden = false;
+}
+
+export function hideNotice() {
+  const notice = byId("notice");
+  if (notice) notice.hidden = true;
+}
