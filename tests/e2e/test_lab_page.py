@@ -145,7 +145,7 @@ def test_lock_on_double_submit_charges_once(lab: LabPage) -> None:
     assert [c.idempotency_key for c in lab.lab.payments.gateway.ledger()] == [key]
     assert len(lab.charge_requests) == 2
     replay = next(e for e in lab.lab.payments.requests() if e.outcome == "replayed")
-    assert replay.payments.stepper.step("lock acquire").detail["waited_ms"] > 50  # type: ignore[union-attr]
+    assert replay.step("lock acquire").detail["waited_ms"] > 50  # type: ignore[union-attr]
 
 
 def test_keyboard_only(lab: LabPage) -> None:
