@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine.text import N_, Text, translate
-from ..payments.gateway import LedgerSummary
-from ..payments.requests import RequestEntry
+from ...engine.text import N_, Text, translate
+from ...payments.gateway import LedgerSummary
+from ...payments.requests import RequestEntry
 
 LANE_W = 170
 TOP = 70
