@@ -87,14 +87,17 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["labs"] = _registry(app.config)
 
     from . import web
-    from .web import api, assets, errors, headers, i18n, pages, workshop
+    from .web import assets, errors, filters, headers, i18n, shell, workshop
+    from .web.payments import api, views
 
     i18n.init(app)
     assets.init(app)
     errors.register(app)
+    filters.register(app)
     app.before_request(web.refuse_cross_site_writes)
     app.before_request(web.refuse_writes_to_replays)
-    app.register_blueprint(pages.bp)
+    app.register_blueprint(shell.bp)
+    app.register_blueprint(views.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(workshop.bp)
     app.wsgi_app = headers.strip_field_values(app.wsgi_app)  # type: ignore[method-assign,assignment]

@@ -212,7 +212,7 @@ def test_an_answer_from_before_a_reset_does_not_explain_the_fresh_lab(app: Any) 
 
 def test_a_rounded_duration_never_puts_the_charge_before_the_reservation() -> None:
     from demo.engine.timeline import Step
-    from demo.web.pages import _begin_times
+    from demo.web.payments.timeline import _begin_times
 
     steps = [
         Step("lookup", 0.1, {"hit": False}),
@@ -287,7 +287,7 @@ def test_a_long_key_wraps_between_the_lifelines_with_its_whole_label_as_tooltip(
 ) -> None:
     import xml.etree.ElementTree as ET
 
-    from demo.web.sequence import CHAR_W
+    from demo.web.payments.sequence import CHAR_W
 
     key = "tenant-with-a-long-name:actor-007:payment:order-000000042:v1"
     hx_pay(client, key=key)

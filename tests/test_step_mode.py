@@ -178,7 +178,7 @@ def test_let_go_requests_leave_the_paused_list_at_once() -> None:
 
 
 def test_a_blocked_request_stands_on_the_lock_line_of_the_code_view() -> None:
-    from demo.web.code import handler_lines
+    from demo.web.payments.code import handler_lines
 
     lines = {line.point: line.text for line in handler_lines() if line.point}
     assert "with store.lock(" in lines["lock#blocked"]

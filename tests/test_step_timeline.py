@@ -21,9 +21,10 @@ from demo.payments.requests import RequestEntry
 from demo.payments.settings import Settings
 from demo.payments.step_names import step_at
 from demo.payments.steps import STEP_POINTS
-from demo.web.code import handler_lines, where
 from demo.web.i18n import MISSING
-from demo.web.pages import _step_text, timeline
+from demo.web.payments.code import handler_lines, where
+from demo.web.payments.step_text import step_text as _step_text
+from demo.web.payments.timeline import timeline
 from demo.workspace import Workspace
 
 BODY = b'{"order_id": "42", "amount": 1000, "currency": "VND"}'

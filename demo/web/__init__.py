@@ -59,7 +59,7 @@ def current_lab() -> Workspace | None:
     return lab
 
 
-READ_ONLY_SAFE = frozenset({"pages.set_language"})
+READ_ONLY_SAFE = frozenset({"shell.set_language"})
 """What a replay still accepts besides presenter mode: the language switch. Both are view
 choices: they change how the replay is shown, never what it shows (a hint would)."""
 
@@ -75,7 +75,7 @@ def refuse_writes_to_replays() -> None:
     if lab is None or not lab.read_only or request.endpoint in READ_ONLY_SAFE:
         return
     params = set(request.values)
-    if request.endpoint == "pages.open_link" and params <= {"present"}:
+    if request.endpoint == "shell.open_link" and params <= {"present"}:
         return
     if request.method not in SAFE_METHODS or {"scenario", "lesson"} & set(request.args):
         raise read_only_problem()

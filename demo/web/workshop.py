@@ -19,7 +19,9 @@ from ..payments.charges import parse_json
 from ..payments.gateway import summarise
 from ..payments.scenarios import SCENARIOS
 from ..workspace import Workspace
-from . import is_htmx, lab_to_read, lab_to_write, labs, pages, read_body
+from . import is_htmx, lab_to_read, lab_to_write, labs, read_body
+from .payments.panels import panels_response
+from .shell import redirect_to_lab
 
 bp = Blueprint("workshop", __name__)
 
@@ -49,11 +51,11 @@ def reset_lesson(lab_id: str, name: str) -> BaseResponse:
     """
     lab = lab_to_write(lab_id)
     lab.reset_lesson(name)
-    return pages.redirect_to_lab(lab)
+    return redirect_to_lab(lab)
 
 
 def _back(lab: Workspace) -> BaseResponse:
-    return pages.panels_response(lab) if is_htmx() else pages.redirect_to_lab(lab)
+    return panels_response(lab) if is_htmx() else redirect_to_lab(lab)
 
 
 # -- export and replay ---------------------------------------------------------------
@@ -101,7 +103,7 @@ def replay() -> BaseResponse:
     replayed = history.read(data, max_requests=current_app.config["LAB_MAX_LOG"])
     lab = labs().create_replay()  # the replays' own quota: never an attendee's slot
     replayed.load_into(lab)
-    return pages.redirect_to_lab(lab)
+    return redirect_to_lab(lab)
 
 
 def _too_large() -> Problem:

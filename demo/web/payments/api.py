@@ -9,13 +9,14 @@ from typing import Any
 
 from flask import Blueprint, Response, g, jsonify, request
 
-from ..engine.problems import Problem
-from ..engine.text import N_, Text
-from ..payments.charges import parse_json
-from ..payments.faults import no_response
-from ..payments.idempotency import Response as CoreResponse
-from ..server import client_socket
-from . import is_htmx, lab_to_read, lab_to_write, pages, read_body
+from ...engine.problems import Problem
+from ...engine.text import N_, Text
+from ...payments.charges import parse_json
+from ...payments.faults import no_response
+from ...payments.idempotency import Response as CoreResponse
+from ...server import client_socket
+from .. import is_htmx, lab_to_read, lab_to_write, read_body
+from .panels import panels_response, settings_response
 
 bp = Blueprint("api", __name__, url_prefix="/lab/<lab_id>/api")
 
@@ -55,7 +56,7 @@ def create_charge() -> Response:
     if is_htmx():
         # A request from before a reset explains nothing in the fresh lab.
         focus = entry if g.lab.payments.is_current(entry) else None
-        return pages.panels_response(g.lab, focus=focus, status=result.status)
+        return panels_response(g.lab, focus=focus, status=result.status)
     return _to_flask(result)
 
 
@@ -71,7 +72,7 @@ def update_settings() -> Response:
     changes = parse_json(_json_body())
     settings = g.lab.payments.update_settings(changes)
     if is_htmx():
-        return pages.settings_response(g.lab)
+        return settings_response(g.lab)
     return jsonify(settings.as_dict())
 
 
@@ -83,7 +84,7 @@ def advance_clock() -> Response:
         changes = {"advance_s": None}  # anything else is refused below, with the rule
     offset = g.lab.advance(changes["advance_s"])
     if is_htmx():
-        return pages.panels_response(g.lab)
+        return panels_response(g.lab)
     return jsonify({"offset_s": offset, "now": g.lab.now()})
 
 
@@ -109,7 +110,7 @@ def step() -> Response:
             ),
         )
     if is_htmx():
-        return pages.panels_response(g.lab)
+        return panels_response(g.lab)
     return jsonify({"paused": g.lab.payments.stepper.paused()})
 
 
@@ -118,7 +119,7 @@ def reset() -> Response:
     """Empty the store, ledger and log (settings stay): 200 with the new state."""
     g.lab.reset()
     if is_htmx():
-        return pages.panels_response(g.lab)
+        return panels_response(g.lab)
     return jsonify(g.lab.state())
 
 

@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine.text import N_, Text, translate
-from ..payments.gateway import LedgerSummary
-from ..payments.requests import RequestEntry
+from ...engine.text import N_, Text, translate
+from ...payments.gateway import LedgerSummary
+from ...payments.requests import RequestEntry
 
 LANE_W = 170
 TOP = 70
@@ -90,6 +90,13 @@ def fit(text: str, width_px: float, max_lines: int = MAX_LINES) -> tuple[str, ..
     return tuple(lines) or ("",)
 
 
+Event = tuple[float, int, str, RequestEntry, Mapping[str, Any]]
+"""A moment of the diagram: (when, in s; the request's order; step name; request; detail)."""
+
+Message = tuple[float, float, str | Text, bool]
+"""An arrow to draw: (from x, to x, label, dashed)."""
+
+
 def diagram(entries: Sequence[RequestEntry], summary: LedgerSummary, limit: int = 6) -> Diagram:
     """The diagram of the last ``limit`` requests.
 
@@ -102,90 +109,8 @@ def diagram(entries: Sequence[RequestEntry], summary: LedgerSummary, limit: int 
     settings = shown[-1].settings if shown else None  # None for an imported history
     per_instance = settings is not None and settings.store_scope == "per_instance"
     several = len(instances) > 1 or (settings is not None and settings.instances > 1)
-    if per_instance:
-        names = ["Client", *(n for i in instances for n in (f"Instance {i}", f"Store {i}"))]
-    else:
-        names = ["Client", *(f"Instance {i}" for i in instances), "Store"]
-    names.append("Gateway")
-    # Lesson 10's second side effect: the receipt e-mail leaves through the mailbox.
-    mails = any(s.name == "email send" for e in shown for s in e.steps)
-    if mails:
-        names.append("Mailbox")
-    x = {name: 40 + LANE_W / 2 + n * LANE_W for n, name in enumerate(names)}
-    labels: dict[str, str | Text] = {
-        "Client": N_("Client"),
-        **{f"Instance {i}": Text("Instance %(name)s", name=i) for i in instances},
-        **{f"Store {i}": Text("Store %(name)s", name=i) for i in instances},
-        "Store": N_("Store"),
-        "Gateway": N_("Gateway"),
-        "Mailbox": N_("Mailbox"),
-    }
-    events: list[tuple[float, int, str, RequestEntry, Mapping[str, Any]]] = []
-    for order, entry in enumerate(shown):
-        events.append((entry.started, order, "request", entry, {}))
-        for step in entry.steps:
-            at = entry.started + step.at_ms / 1000
-            events.append((at, order, step.name, entry, step.detail))
-        if entry.finished is not None:
-            events.append((entry.finished + 1e-9, order, "answer", entry, {}))
-    events.sort(key=lambda e: (e[0], e[1]))
-
-    arrows: list[Arrow] = []
-    notes: list[Note] = []
-    y = float(TOP)
-    for _, order, name, entry, detail in events:
-        colour = COLOURS[order % len(COLOURS)]
-        who = f"#{entry.id}"
-        inst = x[f"Instance {entry.instance}"]
-        store = x[f"Store {entry.instance}"] if per_instance else x["Store"]
-        message: tuple[float, float, str | Text, bool] | None = None
-        if name == "request":
-            key: str | Text = entry.key if entry.key else Text("no key")
-            text = Text("%(who)s POST /charges %(key)s", who=who, key=key)
-            message = (x["Client"], inst, text, False)
-        elif name == "lookup":
-            message = (inst, store, _lookup(who, detail), False)
-        elif name == "lock acquire":
-            message = (inst, store, Text("%(who)s lock (key)", who=who), False)
-        elif name == "reserve":
-            message = (inst, store, Text("%(who)s reserve: in progress", who=who), False)
-        elif name == "gateway charge":
-            message = (inst, x["Gateway"], Text("%(who)s charge", who=who), False)
-        elif name == "gateway timeout":
-            text = Text("%(who)s charge: the answer times out", who=who)
-            message = (inst, x["Gateway"], text, False)
-        elif name == "gateway replay":
-            message = (x["Gateway"], inst, Text("%(who)s same charge again", who=who), True)
-        elif name == "record save":
-            message = (inst, store, Text("%(who)s save record", who=who), False)
-        elif name == "outbox enqueue":
-            text = Text("%(who)s outbox: receipt for %(charge)s", who=who,
-                        charge=detail.get("charge_id"))  # fmt: skip
-            message = (inst, store, text, False)
-        elif name == "email send":
-            key = str(detail["key"]) if detail.get("key") else Text("no key")
-            text = Text("%(who)s send receipt %(email)s (key %(key)s)", who=who,
-                        email=detail.get("email"), key=key)  # fmt: skip
-            message = (inst, x["Mailbox"], text, False)
-        elif name == "crash":
-            full = translate(Text("%(who)s ✕ instance crashed", who=who))
-            lines = fit(full, 150, 2)
-            y += (len(lines) - 1) * LINE_H
-            notes.append(Note(y, inst, lines, full, colour))
-            y += ROW_H
-            continue
-        elif name == "answer":
-            text = Text("%(who)s %(outcome)s", who=who, outcome=_outcome(entry, summary))
-            message = (inst, x["Client"], text, True)
-        if message is None:
-            continue
-        x1, x2, label, dashed = message
-        full = translate(label)
-        lines = fit(full, abs(x2 - x1) - 14)
-        y += (len(lines) - 1) * LINE_H  # the label's extra lines sit above its arrow
-        bold = name == "answer" and _doubled(entry, summary)
-        arrows.append(Arrow(y, x1, x2, lines, full, colour, who, dashed, bold))
-        y += ROW_H
+    x = _lifelines(shown, instances, per_instance)
+    arrows, notes, y = _draw(_events(shown), x, per_instance, summary)
     caption: str | Text = ""
     if several:
         caption = (
@@ -197,9 +122,131 @@ def diagram(entries: Sequence[RequestEntry], summary: LedgerSummary, limit: int 
             else N_("One shared store: its records and its per-key lock span every instance.")
         )
     height = int(max(y, TOP + ROW_H) + (40 if caption else 20))
-    width = int(40 * 2 + LANE_W * len(names))
+    width = int(40 * 2 + LANE_W * len(x))
+    labels = _labels(instances)
     lifelines = tuple((labels[name], at) for name, at in x.items())
     return Diagram(width, height, lifelines, tuple(arrows), tuple(notes), caption)
+
+
+def _lifelines(
+    shown: Sequence[RequestEntry], instances: Sequence[str], per_instance: bool
+) -> dict[str, float]:
+    """Each lifeline's name and x (px), left to right: the client, the instances (each
+    with its own store, or one shared store after them), the gateway, the mailbox."""
+    if per_instance:
+        names = ["Client", *(n for i in instances for n in (f"Instance {i}", f"Store {i}"))]
+    else:
+        names = ["Client", *(f"Instance {i}" for i in instances), "Store"]
+    names.append("Gateway")
+    # Lesson 10's second side effect: the receipt e-mail leaves through the mailbox.
+    mails = any(s.name == "email send" for e in shown for s in e.steps)
+    if mails:
+        names.append("Mailbox")
+    return {name: 40 + LANE_W / 2 + n * LANE_W for n, name in enumerate(names)}
+
+
+def _labels(instances: Sequence[str]) -> dict[str, str | Text]:
+    """The lifelines' headings, translatable."""
+    return {
+        "Client": N_("Client"),
+        **{f"Instance {i}": Text("Instance %(name)s", name=i) for i in instances},
+        **{f"Store {i}": Text("Store %(name)s", name=i) for i in instances},
+        "Store": N_("Store"),
+        "Gateway": N_("Gateway"),
+        "Mailbox": N_("Mailbox"),
+    }
+
+
+def _events(shown: Sequence[RequestEntry]) -> list[Event]:
+    """Every request's start, steps and answer, in the order they really happened."""
+    events: list[Event] = []
+    for order, entry in enumerate(shown):
+        events.append((entry.started, order, "request", entry, {}))
+        for step in entry.steps:
+            at = entry.started + step.at_ms / 1000
+            events.append((at, order, step.name, entry, step.detail))
+        if entry.finished is not None:
+            events.append((entry.finished + 1e-9, order, "answer", entry, {}))
+    events.sort(key=lambda e: (e[0], e[1]))
+    return events
+
+
+def _draw(
+    events: Sequence[Event], x: Mapping[str, float], per_instance: bool, summary: LedgerSummary
+) -> tuple[list[Arrow], list[Note], float]:
+    """The arrows and notes of ``events``, one row each from the top, and the height (px)
+    they reach. A label wrapped to several lines pushes its arrow down."""
+    arrows: list[Arrow] = []
+    notes: list[Note] = []
+    y = float(TOP)
+    for _, order, name, entry, detail in events:
+        colour = COLOURS[order % len(COLOURS)]
+        who = f"#{entry.id}"
+        inst = x[f"Instance {entry.instance}"]
+        if name == "crash":
+            full = translate(Text("%(who)s ✕ instance crashed", who=who))
+            lines = fit(full, 150, 2)
+            y += (len(lines) - 1) * LINE_H
+            notes.append(Note(y, inst, lines, full, colour))
+            y += ROW_H
+            continue
+        store = x[f"Store {entry.instance}"] if per_instance else x["Store"]
+        message = _message(name, entry, detail, summary, {**x, "Instance": inst, "Store": store})
+        if message is None:
+            continue
+        x1, x2, label, dashed = message
+        full = translate(label)
+        lines = fit(full, abs(x2 - x1) - 14)
+        y += (len(lines) - 1) * LINE_H  # the label's extra lines sit above its arrow
+        bold = name == "answer" and _doubled(entry, summary)
+        arrows.append(Arrow(y, x1, x2, lines, full, colour, who, dashed, bold))
+        y += ROW_H
+    return arrows, notes, y
+
+
+def _message(
+    name: str,
+    entry: RequestEntry,
+    detail: Mapping[str, Any],
+    summary: LedgerSummary,
+    x: Mapping[str, float],
+) -> Message | None:
+    """The arrow of step ``name`` of ``entry``, or ``None`` for a step not drawn. ``x``
+    holds the lifelines' x, with ``"Instance"`` and ``"Store"`` those of this request."""
+    who = f"#{entry.id}"
+    inst, store = x["Instance"], x["Store"]
+    if name == "request":
+        key: str | Text = entry.key if entry.key else Text("no key")
+        text = Text("%(who)s POST /charges %(key)s", who=who, key=key)
+        return (x["Client"], inst, text, False)
+    if name == "lookup":
+        return (inst, store, _lookup(who, detail), False)
+    if name == "lock acquire":
+        return (inst, store, Text("%(who)s lock (key)", who=who), False)
+    if name == "reserve":
+        return (inst, store, Text("%(who)s reserve: in progress", who=who), False)
+    if name == "gateway charge":
+        return (inst, x["Gateway"], Text("%(who)s charge", who=who), False)
+    if name == "gateway timeout":
+        text = Text("%(who)s charge: the answer times out", who=who)
+        return (inst, x["Gateway"], text, False)
+    if name == "gateway replay":
+        return (x["Gateway"], inst, Text("%(who)s same charge again", who=who), True)
+    if name == "record save":
+        return (inst, store, Text("%(who)s save record", who=who), False)
+    if name == "outbox enqueue":
+        text = Text("%(who)s outbox: receipt for %(charge)s", who=who,
+                    charge=detail.get("charge_id"))  # fmt: skip
+        return (inst, store, text, False)
+    if name == "email send":
+        key = str(detail["key"]) if detail.get("key") else Text("no key")
+        text = Text("%(who)s send receipt %(email)s (key %(key)s)", who=who,
+                    email=detail.get("email"), key=key)  # fmt: skip
+        return (inst, x["Mailbox"], text, False)
+    if name == "answer":
+        text = Text("%(who)s %(outcome)s", who=who, outcome=_outcome(entry, summary))
+        return (inst, x["Client"], text, True)
+    return None
 
 
 def _lookup(who: str, detail: Mapping[str, Any]) -> Text:

@@ -11,9 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine.text import N_
-from ..payments import idempotency
-from ..payments.endpoint import ChargeEndpoint
+from ...engine.text import N_
+from ...payments import idempotency
+from ...payments.endpoint import ChargeEndpoint
 
 _TRACE = re.compile(r'trace\(\s*"([^"]+)"')
 SHOWN: tuple[Callable[..., Any], ...] = (

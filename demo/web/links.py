@@ -1,0 +1,112 @@
+"""Shareable links: ``?lesson=race``, ``?scenario=<name>`` (``fixed=1``), ``?present=1``.
+
+A GET of such a link changes nothing (RFC 9110 §9.2.1); its page offers the change with
+one button (an :class:`Offer`) that POSTs the same address to
+:func:`~demo.web.shell.open_link`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from flask import request, url_for
+
+from ..engine.problems import Problem
+from ..engine.text import N_, Text
+from ..lessons import LESSONS, PATH
+from ..payments.scenarios import SCENARIOS
+from ..workspace import Workspace
+
+LINK_ARGS = ("scenario", "fixed", "run", "lesson", "present")
+"""The query arguments of a shareable link (``?lesson=race``, ``?present=1``, …)."""
+
+
+@dataclass(frozen=True)
+class Offer:
+    """What a link would change, offered on its page with one button."""
+
+    text: str | Text
+    button: str | Text
+    action: str
+    also: str | Text = ""
+    """A second change the same link makes (presenter mode beside a lesson or scenario)."""
+
+
+def check_names(lesson: str | None, scenario: str | None) -> None:
+    """:raises Problem: 404 for an unknown lesson or scenario (the lab's own problems)."""
+    if lesson is not None and lesson not in LESSONS:
+        raise Problem(
+            404,
+            "unknown-lesson",
+            N_("No such lesson"),
+            Text("Lessons are: %(names)s.", names=", ".join(LESSONS)),
+        )
+    if scenario is not None and scenario != "none" and scenario not in SCENARIOS:
+        raise Problem(
+            404,
+            "unknown-scenario",
+            N_("No such scenario"),
+            Text("Scenarios are: %(names)s.", names=", ".join(SCENARIOS)),
+        )
+
+
+def offer(lab: Workspace) -> Offer | None:
+    """The change this request's query asks for, or ``None``.
+
+    :raises Problem: 404 for an unknown scenario or lesson (as the POST would).
+    """
+    args = request.args
+    present = args.get("present") if args.get("present") in ("0", "1") else None
+    lesson, scenario = args.get("lesson"), args.get("scenario")
+    if present is None and lesson is None and scenario is None:
+        return None
+    check_names(lesson, scenario)
+    query: dict[str, Any] = {name: args[name] for name in LINK_ARGS if name in args}
+    action = url_for("shell.open_link", lab_id=lab.id, **query)
+    # A link may carry presenter mode too: the offer names both changes.
+    also = (
+        N_("It also switches this lab to presenter mode.")
+        if present == "1"
+        else N_("It also switches presenter mode off.")
+        if present == "0"
+        else ""
+    )
+    if lesson is not None:
+        return _lesson_offer(lesson, action, also)
+    if scenario is not None and scenario != "none":
+        return _scenario_offer(scenario, args.get("fixed") == "1", action, also)
+    if scenario == "none":
+        return Offer(N_("This link leaves the scenario."), N_("Leave the scenario"), action, also)
+    if present == "1":
+        return Offer(
+            N_("This link switches this lab to presenter mode."),
+            N_("Start presenter mode"),
+            action,
+        )
+    return Offer(N_("This link switches presenter mode off."), N_("Leave presenter mode"), action)
+
+
+def _lesson_offer(lesson: str, action: str, also: str | Text) -> Offer:
+    """The offer of ``?lesson=<name>``: the lesson by its number on the path."""
+    n = [item.name for item in PATH].index(lesson) + 1
+    title = SCENARIOS[lesson].title
+    return Offer(
+        Text("This link opens lesson %(n)s, %(title)s, afresh in this lab.", n=n,
+             title=Text(title)),
+        Text("Open lesson %(n)s", n=n),
+        action,
+        also,
+    )  # fmt: skip
+
+
+def _scenario_offer(scenario: str, fixed: bool, action: str, also: str | Text) -> Offer:
+    """The offer of ``?scenario=<name>`` (``fixed``: with its fix)."""
+    name = Text(SCENARIOS[scenario].title)
+    return Offer(
+        Text("This link starts the scenario %(title)s afresh in this lab, with its fix.",
+             title=name) if fixed
+        else Text("This link starts the scenario %(title)s afresh in this lab.", title=name),
+        N_("Start the scenario"),
+        action,
+        also,
+    )  # fmt: skip

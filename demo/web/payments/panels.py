@@ -1,0 +1,154 @@
+"""What the payment lab's panels show, computed from the lab's real state, and the
+responses that carry them (the panels fragment; the settings fragment with the panels
+out of band). The API's views answer htmx with these too."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, current_app, render_template
+
+from ...lessons import PATH, Lesson
+from ...payments.explain import explain
+from ...payments.gateway import summarise
+from ...payments.idempotency import PROFILES
+from ...payments.requests import RequestEntry
+from ...payments.scenarios import SCENARIOS
+from ...workspace import Workspace
+from ..filters import duration
+from .code import handler_lines, where
+from .timeline import timeline
+
+TIMELINE_LANES = 8
+"""Requests shown on the timeline (the log keeps more; ``GET /api/state`` lists them)."""
+
+TABLE_ROWS = 6
+"""Newest rows shown in the store and ledger tables; the tally counts them all."""
+
+
+def poll_s() -> int:
+    """How often an open page refreshes its panels, in s (config ``POLL_S``)."""
+    return int(current_app.config["POLL_S"])
+
+
+def panels_response(
+    lab: Workspace,
+    *,
+    focus: RequestEntry | None = None,
+    status: int = 200,
+    settings_stale: bool = False,
+) -> Response:
+    """The panels fragment with ``status`` (htmx swaps every status, see base.html), and
+    the settings form out of band when the page shows settings another tab changed."""
+    html = render_template(
+        "payments/_partials/panels.html",
+        poll_s=poll_s(),
+        settings_stale=settings_stale,
+        **panels_context(lab, focus),
+    )
+    response = Response(html, status, mimetype="text/html")
+    response.vary.add("HX-Request")
+    return response
+
+
+def settings_response(lab: Workspace) -> Response:
+    """The settings fragment, plus the panels out of band (the explanation may change)."""
+    html = render_template(
+        "payments/_partials/settings_changed.html", poll_s=poll_s(), **panels_context(lab)
+    )
+    return Response(html, 200, mimetype="text/html")
+
+
+def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[str, Any]:
+    """Everything the panels show, computed from the lab's real state.
+
+    ``version`` is read first: anything that changes later bumps it, so the page can
+    tell a stale render (a slower response of two) from a fresh one.
+    """
+    version = lab.version
+    entries = lab.payments.requests()
+    charges = lab.payments.gateway.ledger()
+    summary = summarise(charges)
+    emails = lab.payments.emails()
+    now = lab.now()
+    records = lab.payments.records()[::-1]
+    settings = lab.payments.settings
+    # The open lesson's first button, which the empty states name.
+    first_click = (
+        lab.payments.scenario.clicks(lab.payments.fixed)[0]
+        if lab.payments.scenario and lab.payments.scenario.script
+        else "Pay"
+    )
+    return {
+        "version": version,
+        "lab": lab,
+        "settings": settings,
+        "scenario": lab.payments.scenario,
+        "fixed": lab.payments.fixed,
+        "explanation": explain(
+            entries,
+            summary,
+            focus,
+            settings,
+            len(emails),
+            first_click,
+            in_scenario=lab.payments.scenario is not None,
+        ),
+        "first_click": first_click,
+        "clusters": timeline(entries[-TIMELINE_LANES:]),
+        "records": [
+            {"store": where, "record": r, "expires_in": duration(r.expires_at - now)}
+            for where, r in records[:TABLE_ROWS]
+        ],
+        "more_records": max(len(records) - TABLE_ROWS, 0),
+        "charges": charges[::-1][:TABLE_ROWS],
+        "more_charges": max(len(charges) - TABLE_ROWS, 0),
+        "summary": summary,
+        "emails": len(emails),
+        # The mailbox itself (newest first) and the outbox waiting to be relayed (lesson 10).
+        "mailbox": [
+            {"email": m, "ago": duration(now - m.sent_at) if m.sent_at else None}
+            for m in emails[::-1][:TABLE_ROWS]
+        ],
+        "outbox": lab.payments.outbox(),
+        # One receipt per paid order is what should happen; the mailbox is what did.
+        "expected_emails": summary.intended if settings.email != "off" else None,
+        "clock_offset": duration(lab.clock_offset_s()) if lab.clock_offset_s() else None,
+        "profiles": PROFILES.values(),
+        **_lesson_context(lab),
+        **(_step_context(lab) if settings.step_mode or lab.payments.stepper.paused() else {}),
+    }
+
+
+def _lesson_context(lab: Workspace) -> dict[str, Any]:
+    """The lessons path with each lesson's state, and the open lesson's progress."""
+    achieved = lab.achieved()
+    lesson = lab.lesson
+    progress = lab.progress.get(lesson.name) if lesson else None
+    return {
+        "path": [(n, item, item.name in achieved) for n, item in enumerate(PATH, 1)],
+        "lesson": lesson,
+        "progress": progress,
+        # Outside a lesson, the button opens the first one not yet achieved.
+        "next_lesson": _next(lesson.name)
+        if lesson
+        else next((item for item in PATH if item.name not in achieved), PATH[0]),
+        "achieved_count": len(achieved),
+        "scenarios_by_name": SCENARIOS,
+    }
+
+
+def _next(name: str) -> Lesson | None:
+    names = [lesson.name for lesson in PATH]
+    at = names.index(name)
+    return PATH[at + 1] if at + 1 < len(PATH) else None
+
+
+def _step_context(lab: Workspace) -> dict[str, Any]:
+    """Step mode: the paused requests, and the handler's lines with who stands where."""
+    paused = lab.payments.stepper.paused()
+    at: dict[str, list[str]] = {}
+    for p in paused:
+        point = "lock#blocked" if p["blocked_by"] else where(p["step"], p["occurrence"])
+        at.setdefault(point, []).append(p["label"])
+    return {"paused": paused, "code_lines": handler_lines(), "at": at}

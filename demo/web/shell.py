@@ -1,0 +1,129 @@
+"""The page shell: ``/`` (a fresh lab), the workspace's page ``/lab/<id>``, the link
+changes it offers (:func:`open_link`), its language, and ``/openapi.json``.
+
+The page *includes* the same partials that htmx later swaps in, so one template serves
+both the first render and every update (the payment lab's: :mod:`demo.web.payments`).
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, jsonify, redirect, render_template, request, url_for
+from werkzeug.wrappers import Response as BaseResponse
+
+from ..engine.problems import Problem
+from ..engine.text import N_, Text
+from ..payments.scenarios import SCENARIOS
+from ..registry import LabRegistry
+from ..workspace import Workspace
+from . import lab_to_read, lab_to_write
+from .i18n import LANGUAGES
+from .links import check_names, offer
+from .openapi import document
+from .payments.order import KEY_TEMPLATE, order_form
+from .payments.panels import panels_context, poll_s
+
+bp = Blueprint("shell", __name__)
+
+
+@bp.get("/")
+def index() -> BaseResponse:
+    """Redirect (303) to a fresh lab with a random, unguessable id."""
+    return redirect(url_for("shell.lab_page", lab_id=LabRegistry.new_id()), 303)
+
+
+@bp.get("/openapi.json")
+def openapi() -> BaseResponse:
+    """The OpenAPI 3.1 document of the JSON API."""
+    return jsonify(document(tuple(LANGUAGES)))
+
+
+@bp.get("/lab/<lab_id>")
+def lab_page(lab_id: str) -> BaseResponse | str:
+    """The lab: order form, buttons, switches, and the panels. A lab that does not exist
+    shows blank, and takes no slot until something is written to it.
+
+    A link's ``?scenario=<name>`` (``fixed=1`` for its fix, ``scenario=none`` to leave it),
+    ``?lesson=<name>`` or ``?present=1`` / ``0`` changes nothing here: a GET is safe
+    (RFC 9110 §9.2.1), so a chat app's preview, a prefetch or a crawler cannot reset a lab.
+    The page offers the change with one button that POSTs the same address
+    (:func:`open_link`), and the page's script presses it once a person has the page on
+    screen. ``?run=1`` (kept by :func:`open_link`) makes the page click the scenario's steps.
+
+    :raises Problem: 404 for a bad lab id, or an unknown scenario or lesson.
+    """
+    lab = lab_to_read(lab_id)
+    change = offer(lab)
+    last = lab.payments.latest_charge()
+    order_id = lab.payments.current_order
+    amount = last.amount if last and last.order_id == order_id else 100_000
+    return render_template(
+        "lab.html",
+        form=order_form(order_id, amount),
+        poll_s=poll_s(),
+        scenarios=SCENARIOS.values(),
+        client=lab.payments.client,
+        key_template=KEY_TEMPLATE,
+        offer=change,
+        autorun=change is None
+        and request.args.get("run") == "1"
+        and lab.payments.scenario is not None,
+        **panels_context(lab),
+    )
+
+
+@bp.post("/lab/<lab_id>")
+def open_link(lab_id: str) -> BaseResponse:
+    """Apply a link's change, given as query arguments or form fields (see
+    :func:`lab_page`): presenter mode, then a lesson (its scenario afresh, progress kept),
+    else a scenario. 303 to the plain lab address, keeping ``run=1``.
+
+    :raises Problem: 404 for an unknown scenario or lesson; 409 in a read-only replay
+        (presenter mode excepted); 503 when a new lab gets no slot.
+    """
+    params = request.values
+    changes = params.get("present") in ("0", "1") or "scenario" in params or "lesson" in params
+    if not changes:  # nothing to apply: no lab is made for it
+        return redirect(url_for("shell.lab_page", lab_id=lab_id), 303)
+    check_names(params.get("lesson"), params.get("scenario"))  # before anything changes
+    lab = lab_to_write(lab_id)
+    run = params.get("run") == "1"
+    if params.get("present") in ("0", "1"):
+        lab.set_view(present=params["present"] == "1")
+    lesson = params.get("lesson")
+    if lesson is not None:
+        lab.open_lesson(lesson)
+        return redirect_to_lab(lab, run=run)
+    name = params.get("scenario")
+    if name is not None:
+        if name == "none":
+            lab.leave_scenario()
+        else:
+            lab.apply_scenario(name, fixed=params.get("fixed") == "1")
+        return redirect_to_lab(lab, run=run and name != "none")
+    return redirect_to_lab(lab)
+
+
+def redirect_to_lab(lab: Workspace, *, run: bool = False) -> BaseResponse:
+    """303 to the lab's plain address (``run=1`` makes the page click the steps itself)."""
+    if run:
+        return redirect(url_for("shell.lab_page", lab_id=lab.id, run="1"), 303)
+    return redirect(url_for("shell.lab_page", lab_id=lab.id), 303)
+
+
+@bp.post("/lab/<lab_id>/language")
+def set_language(lab_id: str) -> BaseResponse:
+    """Switch the lab's language (form field ``language``: ``en`` or ``vi``); 303 back.
+
+    :raises Problem: 422 for another language.
+    """
+    lab = lab_to_write(lab_id)
+    choice = request.form.get("language", "")
+    if choice not in LANGUAGES:
+        raise Problem(
+            422,
+            "unknown-language",
+            N_("Unknown language"),
+            Text("The lab speaks: %(languages)s.", languages=", ".join(LANGUAGES)),
+        )
+    lab.set_view(language=choice)
+    return redirect(url_for("shell.lab_page", lab_id=lab.id), 303)
