@@ -268,6 +268,20 @@ def test_security_headers(client: FlaskClient) -> None:
     assert response.headers["Referrer-Policy"] == "no-referrer"
 
 
+def test_scripts_and_style_sheets_carry_no_policy_of_their_own(client: FlaskClient) -> None:
+    """They run under the page's policy; a document (SVG included) keeps its own."""
+    scripts = ("/static/app.js", "/static/js/page.js", "/static/htmx-2.0.11.min.js")
+    for url in (*scripts, "/static/app.css"):
+        with client.get(url) as response:
+            assert response.status_code == 200, url
+            assert "Content-Security-Policy" not in response.headers, url
+            assert response.headers["X-Content-Type-Options"] == "nosniff", url
+            assert response.headers["Referrer-Policy"] == "no-referrer", url
+    for url in ("/static/favicon.svg", "/lab/t1/sequence.svg", "/lab/t1/api/charges"):
+        with client.get(url) as response:
+            assert "frame-ancestors 'none'" in response.headers["Content-Security-Policy"], url
+
+
 # -- found by trying to break it ----------------------------------------------------
 
 

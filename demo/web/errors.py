@@ -18,6 +18,9 @@ CSP = (
     "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
 
+SUBRESOURCE_TYPES = frozenset({"text/javascript", "application/javascript", "text/css"})
+"""Types a browser only runs or applies inside a page, under that page's policy."""
+
 _SLUGS = {
     400: "bad-request",
     404: "not-found",
@@ -102,7 +105,12 @@ def _wants_html() -> bool:
 
 
 def _security_headers(response: Response) -> Response:
-    response.headers.setdefault("Content-Security-Policy", CSP)
+    # A policy comes with a document or a worker (CSP Level 3 §4.2, integration with
+    # HTML): a script or style sheet runs under the page's, and one of its own would be
+    # ignored (the page starts no worker). Opened by itself, it is shown as text, never
+    # sniffed (nosniff). So none is sent: ~200 bytes less for each first-load file.
+    if response.mimetype not in SUBRESOURCE_TYPES:
+        response.headers.setdefault("Content-Security-Policy", CSP)
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "no-referrer")
     return response

@@ -1,6 +1,10 @@
+// The panels and what follows them: which render htmx may swap in, the clock line, the
+// settings form, presenter mode, step mode's lanes, the code view's line and the
+// sequence diagram as PNG.
+import { byId } from "./page.js";
+
 // The panels htmx swaps in: never an older render over a newer one, and a page that
 // another tab made stale starts over.
-import { byId } from "./page.js";
 
 // Two answers can arrive out of order (Double-submit): never let an older render of
 // the panels replace a newer one. The server stamps each render with the lab's version.
@@ -27,7 +31,162 @@ function reloadIfStale() {
   }
 }
 
-export function start() {
+function startPanels() {
   document.body.addEventListener("htmx:beforeSwap", keepNewest);
   document.body.addEventListener("htmx:afterSwap", reloadIfStale);
+}
+
+// The lab clock's line beside its buttons follows the panels (+1 h / +25 h, Reset): the
+// panels carry the clock's time, the line outside them says it.
+
+function startClock() {
+  document.body.addEventListener("htmx:afterSwap", function () {
+    const panels = byId("panels");
+    const out = byId("clock-now");
+    if (panels && out && panels.dataset.clock && out.textContent !== panels.dataset.clock) {
+      out.textContent = panels.dataset.clock;
+    }
+  });
+}
+
+// Presenter mode: when requests stop in step mode, bring their lanes on screen (a
+// presenter remote cannot scroll).
+
+let lanesShown = false;
+
+function startPresenter() {
+  document.body.addEventListener("htmx:afterSettle", function () {
+    const step = document.querySelector("#page.present #step [data-step-label]");
+    if (step && !lanesShown) byId("step").scrollIntoView({block: "start"});
+    lanesShown = step !== null;
+  });
+}
+
+// Step mode: the paused requests' lanes (A, B, C), each with its Step button. Remembers
+// the lane stepped last, and steps the next one in turn.
+
+let lastLane = null; // the label of the lane stepped last: "A", "B", …
+
+// The label of the lane stepped last (null before any): the code view follows it.
+function lastSteppedLane() {
+  return lastLane;
+}
+
+// Step the paused requests in turn (A, B, A, …; a blocked one is skipped), the lane
+// after the one stepped last: so "next step" alone plays the interleaving the lesson
+// teaches (both pass lookup; with the lock, B blocks on A's lock). True when requests
+// are paused (stepped, or all blocked), false when none is.
+export function stepNextLane() {
+  const lanes = Array.prototype.slice.call(document.querySelectorAll("[data-step-label]"));
+  let last = -1;
+  lanes.forEach(function (el, i) { if (el.dataset.stepLabel === lastLane) last = i; });
+  for (let i = 1; i <= lanes.length; i++) {
+    const lane = lanes[(last + i) % lanes.length];
+    if (!lane.disabled) {
+      lane.click();
+      return true;
+    }
+  }
+  return lanes.length > 0;
+}
+
+function startStepMode() {
+  document.body.addEventListener("htmx:beforeRequest", function (evt) {
+    const elt = evt.detail.elt;
+    if (elt && elt.dataset && elt.dataset.stepLabel) lastLane = elt.dataset.stepLabel;
+  });
+}
+
+// The code view follows the current line: the line of the lane just stepped (else the
+// first marked line). A redraw keeps the code box where it was, and scrolls only when
+// that line is out of view, so the marker never vanishes below the box's edge.
+
+let codeScroll = 0; // the code box's scrollTop before the swap replaced it
+
+function followCode() {
+  const code = document.querySelector("pre.code");
+  if (!code) return;
+  const lane = lastSteppedLane();
+  const chip = lane && code.querySelector(".here .chip-" + lane);
+  const line = chip ? chip.closest(".line") : code.querySelector(".here");
+  if (code.dataset.followed !== "true") {
+    code.scrollTop = codeScroll; // the new box opens where the old one was
+    code.dataset.followed = "true";
+  }
+  if (!line) return;
+  const top = line.getBoundingClientRect().top - code.getBoundingClientRect().top;
+  if (top < 0 || top + line.offsetHeight > code.clientHeight) {
+    code.scrollTop = Math.max(0, code.scrollTop + top - code.clientHeight / 3);
+  }
+  codeScroll = code.scrollTop;
+}
+
+function startCodeView() {
+  document.body.addEventListener("htmx:beforeSwap", function () {
+    const code = document.querySelector("pre.code");
+    if (code) codeScroll = code.scrollTop;
+  });
+  document.body.addEventListener("htmx:afterSwap", followCode);
+  document.body.addEventListener("htmx:afterSettle", followCode);
+  followCode();
+}
+
+// Download the sequence diagram as PNG, for slides: the same SVG, drawn on a canvas.
+
+function download(blob) {
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(blob);
+  link.download = "idempotency-sequence.png";
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(function () { URL.revokeObjectURL(link.href); }, 1000);
+}
+
+function startDiagramPng() {
+  document.body.addEventListener("click", function (evt) {
+    const button = evt.target.closest && evt.target.closest("[data-png-from]");
+    if (!button) return;
+    const image = new Image();
+    image.onload = function () {
+      const canvas = document.createElement("canvas");
+      canvas.width = image.naturalWidth * 2; // twice the pixels: sharp on a projector
+      canvas.height = image.naturalHeight * 2;
+      const context = canvas.getContext("2d");
+      context.scale(2, 2);
+      context.drawImage(image, 0, 0);
+      canvas.toBlob(download, "image/png");
+    };
+    image.src = button.dataset.pngFrom + "?v=" + Date.now();
+  });
+}
+
+// The server settings form: the failure lab stays open (or closed) when the form is
+// swapped in anew, and the latency slider says its value.
+
+let failuresOpen = null; // the failure lab's <details> state before the swap
+
+function startSettings() {
+  document.body.addEventListener("htmx:oobBeforeSwap", function (evt) {
+    const details = document.querySelector("#settings details.failures");
+    if (details && evt.detail.target && evt.detail.target.id === "settings") failuresOpen = details.open;
+  });
+  document.body.addEventListener("htmx:oobAfterSwap", function () {
+    const details = document.querySelector("#settings details.failures");
+    if (details && failuresOpen !== null) details.open = failuresOpen;
+    failuresOpen = null;
+  });
+  document.body.addEventListener("input", function (evt) {
+    if (evt.target.id === "latency") byId("latency-out").value = evt.target.value + " ms";
+  });
+}
+
+export function start() {
+  startPanels();
+  startClock();
+  startPresenter(); // after a swap settles: the lanes on screen, then the code's line
+  startStepMode();
+  startCodeView();
+  startDiagramPng();
+  startSettings();
 }

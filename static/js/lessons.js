@@ -1,0 +1,171 @@
+// The lessons: "Next step", the scenario's buttons pressed by name, and what a link asks
+// for (a lesson's "Run the steps", a change offered as a form).
+import { byId, t, showNotice } from "./page.js";
+import { valueOf, chargesInFlight, requestsPending } from "./requests.js";
+import { stepNextLane } from "./panels.js";
+
+// The scenario's actions by name, as "Next step" and the autorun press them: real clicks
+// on the page's buttons, real requests.
+
+// A second tab is a second client this tab's guard knows nothing about: the same
+// request, sent at the same moment, straight from the browser.
+function payFromAnotherTab() {
+  const pay = document.querySelector("button[data-action='Pay']");
+  const body = {};
+  document.querySelectorAll("#order-form [name]").forEach(function (input) {
+    body[input.name] = valueOf(input, input.value);
+  });
+  const headers = {"Content-Type": "application/json", "X-Lab-Action": "Pay (second tab)"};
+  const key = byId("idempotency-key").value;
+  if (key) headers["Idempotency-Key"] = key;
+  fetch(pay.getAttribute("hx-post"), {method: "POST", headers: headers, body: JSON.stringify(body)})
+    .then(function () { htmx.trigger(document.body, "lab-refresh"); });
+  pay.click();
+}
+
+// Press the button of the action called name ("Pay", "Retry", …). False when the page
+// has no such button.
+function clickAction(name) {
+  if (name === "Pay from two tabs") {
+    payFromAnotherTab();
+    return true;
+  }
+  const button = document.querySelector("[data-action='" + name + "']:not(span)");
+  if (button) button.click();
+  return button !== null;
+}
+
+// "Next step": the scenario's clicks one at a time, then the fix, then the next lesson.
+// In step mode the paused requests take their steps first. Pressing the step's button
+// yourself (or its key) counts as doing that step.
+
+let nextIndex = 0; // the scenario's next click, an index into main[data-script]
+let nextQueued = false; // a press waits for the last step's answer
+
+function script() {
+  const layout = document.querySelector("main[data-script]");
+  return layout && layout.dataset.script ? layout.dataset.script.split("|") : [];
+}
+
+// Let the last step answer first, then go on: one queued press, kept for 2 s at most,
+// so a press cannot fire long after, on its own.
+function queueNextStep() {
+  if (nextQueued) return;
+  nextQueued = true;
+  let tries = 0;
+  const timer = setInterval(function () {
+    tries += 1;
+    if (chargesInFlight() === 0 || tries >= 20) {
+      clearInterval(timer);
+      nextQueued = false;
+      if (chargesInFlight() === 0) nextStep();
+    }
+  }, 100);
+}
+
+export function nextStep() {
+  const names = script();
+  if (stepNextLane()) return;
+  if (chargesInFlight() > 0) {
+    queueNextStep();
+    return;
+  }
+  if (nextIndex < names.length) {
+    const name = names[nextIndex];
+    clickAction(name); // the capturing click listener moves nextIndex on
+    if (name === "Pay from two tabs") nextIndex += 1;
+    return;
+  }
+  const onward = document.querySelector("[data-apply-fix]") ||
+    document.querySelector("[data-next-lesson]") ||
+    document.querySelector("#path .start button"); // free play: start the lessons
+  if (onward) onward.click();
+  else if (names.length) showNotice(t("path_done"));
+}
+
+function startNextStep() {
+  document.addEventListener("click", function (evt) {
+    const target = evt.target.closest ? evt.target.closest("[data-next-step]") : null;
+    if (target) nextStep();
+  });
+  document.addEventListener("click", function (evt) {
+    const el = evt.target.closest ? evt.target.closest("button[data-action]") : null;
+    const layout = document.querySelector("main[data-script]");
+    if (!el || !layout || !layout.dataset.script) return;
+    if (layout.dataset.script.split("|")[nextIndex] === el.dataset.action) nextIndex += 1;
+  }, true);
+}
+
+// What a link asks for, done for the person who opened it once they see the page: a
+// lesson's "Run the steps", and a link's change offered as a form (a GET changes
+// nothing, so a link preview or a prefetch cannot reset a lab).
+
+// Run only once a person has the page on screen: never in a prerender (which runs
+// scripts before anyone asked) or a background tab.
+function whenSeen(action) {
+  if (!document.prerendering && document.visibilityState === "visible") {
+    action();
+    return;
+  }
+  let done = false;
+  function check() {
+    if (done || document.prerendering || document.visibilityState !== "visible") return;
+    done = true;
+    action();
+  }
+  document.addEventListener("prerenderingchange", check);
+  document.addEventListener("visibilitychange", check);
+}
+
+// "Run the steps": click the scenario's buttons one after the other, each once the
+// requests of the one before have answered. Real clicks, real requests.
+function runScript(names) {
+  if (!names.length || !clickAction(names[0])) return;
+  // Wait for 300 ms of quiet after the last answer, so each step draws as its own
+  // group on the timeline (counting from the click, a slow answer left no gap). Every
+  // request counts, not only charges: on a busy machine New order can take longer than
+  // the quiet time, and a Pay sent before it answered would pay the old order.
+  let waited = 0;
+  let quiet = 0;
+  const timer = setInterval(function () {
+    waited += 100;
+    quiet = chargesInFlight() === 0 && requestsPending() === 0 ? quiet + 100 : 0;
+    if (quiet >= 300 || waited > 10000) {
+      clearInterval(timer);
+      runScript(names.slice(1));
+    }
+  }, 100);
+}
+
+// A link that changes the lab (?lesson=, ?scenario=, ?present=) opens with its change
+// offered as a form. For a person the link stays one click: press the button for them,
+// and replace this page in the history, so Back does not open the lesson afresh again.
+function openOffer(offer) {
+  const button = offer.querySelector("button");
+  if (button) button.disabled = true;
+  fetch(offer.action, {method: "POST", credentials: "same-origin"})
+    .then(function (response) {
+      if (response.ok && response.redirected) window.location.replace(response.url);
+      else offer.submit(); // show the problem (a read-only replay, no free lab slot)
+    })
+    .catch(function () { offer.submit(); });
+}
+
+function startAutorun() {
+  const layout = document.querySelector("[data-autorun='true']");
+  if (layout && layout.dataset.script) {
+    history.replaceState(null, "", window.location.pathname);
+    whenSeen(function () {
+      setTimeout(function () {
+        runScript(layout.dataset.script.split("|"));
+      }, 300);
+    });
+  }
+  const offer = document.querySelector("form[data-auto-open]");
+  if (offer) whenSeen(function () { openOffer(offer); });
+}
+
+export function start() {
+  startNextStep();
+  startAutorun();
+}

@@ -1,0 +1,275 @@
+// Sending requests: the "lab-json" htmx extension (the JSON body and the key header),
+// the requests this tab has in flight and the client guard that counts on them, the key
+// field that shows what the next request sends, and the problems said in the notice line.
+import { byId, t, showNotice, hideNotice } from "./page.js";
+
+// The "lab-json" htmx extension: sends a form as the JSON body the API expects, with the
+// Idempotency-Key header the client's key strategy picks. Numeric inputs become JSON
+// numbers and checkboxes booleans. A settings control sends only its own value, and a
+// button with data-body sends exactly that body.
+
+function randomKey() {
+  if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+  return "k-" + Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
+}
+
+// The Idempotency-Key this request carries, by the client's key strategy:
+// a stable key per intent, a fresh random one per click, or none at all.
+function keyFor(elt) {
+  const field = byId("idempotency-key");
+  const strategy = byId("key-strategy") ? byId("key-strategy").value : "stable";
+  if (elt.dataset.newKey === "true" || strategy === "random") {
+    const fresh = randomKey();
+    if (field) {
+      field.value = fresh; // show the attendee the key that went out
+      field.dataset.derived = "false";
+      showNextKey();
+    }
+    return fresh;
+  }
+  if (strategy === "none" || !field) return "";
+  return field.value;
+}
+
+// An input's value as JSON: a boolean for a checkbox, a number for a numeric input.
+export function valueOf(input, value) {
+  if (!input) return value;
+  if (input.type === "checkbox") return input.checked;
+  const numeric = input.type === "number" || input.type === "range" || input.dataset.json === "number";
+  const number = Number(value);
+  // Send what the user typed: 100000.5 goes as a number so the server can say why it is refused.
+  return numeric && String(value).trim() !== "" && isFinite(number) ? number : value;
+}
+
+function setHeaders(evt) {
+  const elt = evt.detail.elt;
+  const headers = evt.detail.headers;
+  headers["Content-Type"] = "application/json";
+  if (elt.dataset.action) headers["X-Lab-Action"] = elt.dataset.action;
+  if (!isCharge(elt)) return;
+  const key = keyFor(elt);
+  if (key === "") return; // no key: the request runs unprotected, on purpose
+  // A header cannot carry characters beyond Latin-1 or control characters: the
+  // browser would throw. Anything else goes out, and the server answers 400 if bad.
+  if (/[^\x20-\x7e\xa0-\xff]/.test(key)) {
+    evt.preventDefault();
+    showNotice(t("bad_header_key"));
+    return;
+  }
+  headers["Idempotency-Key"] = key;
+}
+
+function encodeBody(parameters, elt) {
+  if (elt.dataset.body) return elt.dataset.body;
+  if (elt.closest("#settings") && elt.name) {
+    const own = {};
+    own[elt.name] = valueOf(elt, elt.value);
+    return JSON.stringify(own);
+  }
+  const body = {};
+  parameters.forEach(function (value, name) {
+    body[name] = valueOf(document.getElementsByName(name)[0], value);
+  });
+  const delta = Number(elt.dataset.amountDelta);
+  if (delta && typeof body.amount === "number") {
+    body.amount += delta;
+    // The field shows what was sent, so Retry sends (and replays) that same body.
+    const amount = byId("amount");
+    if (amount) amount.value = String(body.amount);
+  }
+  return JSON.stringify(body);
+}
+
+function startJson() {
+  htmx.defineExtension("lab-json", {
+    onEvent: function (name, evt) {
+      if (name === "htmx:configRequest") setHeaders(evt);
+    },
+    encodeParameters: function (xhr, parameters, elt) {
+      xhr.overrideMimeType("text/json");
+      return encodeBody(parameters, elt);
+    }
+  });
+}
+
+// The requests this tab has in flight, and the client-side guard that counts on them:
+// while a charge request is in flight, the buttons are disabled and further clicks in
+// this tab are dropped. Other tabs know nothing of it.
+
+let inFlight = 0; // charge requests this tab has open now
+let pending = 0; // htmx requests of any kind this tab has open now (New order too)
+
+export function chargesInFlight() {
+  return inFlight;
+}
+
+export function requestsPending() {
+  return pending;
+}
+
+function isCharge(elt) {
+  return elt && elt.matches && elt.matches("[hx-post$='/api/charges']");
+}
+
+function guardOn() {
+  return byId("guard") && byId("guard").checked;
+}
+
+function setDisabled(disabled) {
+  document.querySelectorAll("#order-form button").forEach(function (b) {
+    b.disabled = disabled;
+  });
+}
+
+// The explanation's headline (201, 402, 409, 502 alike) into a live region that stays
+// in the page: the panels are replaced on each answer, and a region that is itself new
+// is not announced.
+function announceOutcome() {
+  const region = byId("outcome-announce");
+  const headline = document.querySelector("#explain .headline");
+  if (!region || !headline) return;
+  region.textContent = "";
+  setTimeout(function () { region.textContent = headline.textContent; }, 50);
+}
+
+function chargeSent(evt) {
+  if (!isCharge(evt.detail.elt)) return;
+  hideNotice();
+  inFlight += 1;
+  if (guardOn()) setDisabled(true);
+  // Show the request in flight on the timeline while the gateway takes its time.
+  setTimeout(function () {
+    if (inFlight > 0) htmx.trigger(document.body, "lab-refresh");
+  }, 150);
+}
+
+function chargeAnswered(evt) {
+  if (!isCharge(evt.detail.elt)) return;
+  if (evt.detail.xhr && evt.detail.xhr.status) announceOutcome(); // a lost answer has its notice
+  inFlight = Math.max(0, inFlight - 1);
+  if (inFlight === 0) {
+    setDisabled(false);
+    // This answer's panels were rendered when it finished; a request that finished
+    // just after it (another tab's) is not in them, and a refresh asked for meanwhile
+    // went out from the panels this swap replaced, so its answer is lost. Ask once
+    // more from the panels now shown, once they have settled (htmx settles on a timer
+    // set before this one): a 204 when nothing changed.
+    setTimeout(function () {
+      htmx.trigger(document.body, "lab-refresh");
+    }, 50);
+  }
+}
+
+function startInFlight() {
+  document.body.addEventListener("htmx:confirm", function (evt) {
+    if (isCharge(evt.detail.elt) && guardOn() && inFlight > 0) {
+      evt.preventDefault();
+      showNotice(t("guard_dropped"));
+    }
+  });
+  document.body.addEventListener("htmx:beforeRequest", function () {
+    pending += 1;
+  });
+  document.body.addEventListener("htmx:afterRequest", function () {
+    pending = Math.max(0, pending - 1);
+  });
+  document.body.addEventListener("htmx:beforeRequest", chargeSent);
+  document.body.addEventListener("htmx:afterRequest", chargeAnswered);
+}
+
+// The key field and the line under it show what the client's key strategy will send:
+// the order's stable key, a new random key per click, or no key. The key follows the
+// order id (one intent, one key) until the user edits the key.
+
+function stableKey(order) {
+  return order.dataset.keyTemplate.replace("{order}", order.value);
+}
+
+// When the strategy changes, when the page loads (a scenario may start with "no key"),
+// and after New order.
+function showStrategy() {
+  const strategy = byId("key-strategy");
+  const field = byId("idempotency-key");
+  const order = byId("order-id");
+  if (!strategy || !field) return;
+  if (strategy.value === "stable") {
+    if (order && field.dataset.derived !== "true") {
+      field.value = stableKey(order);
+      field.dataset.derived = "true";
+    }
+  } else {
+    field.value = "";
+    field.placeholder = t(strategy.value === "none" ? "no_key_placeholder" : "random_key_placeholder");
+    field.dataset.derived = "false";
+  }
+}
+
+// Under the key field: which key the next Retry sends, said in words (after "Retry with
+// a new key" the field holds that random key, not the order's stable key).
+function showNextKey() {
+  const out = byId("key-next");
+  const strategy = byId("key-strategy");
+  const field = byId("idempotency-key");
+  const order = byId("order-id");
+  if (!out || !field) return;
+  const value = strategy ? strategy.value : "stable";
+  const stable = order ? stableKey(order) : "";
+  let text;
+  if (value === "random") text = t("next_key_random");
+  else if (value === "none" || field.value === "") text = t("next_key_none");
+  else if (field.value === stable) text = t("next_key_stable").replace("{key}", field.value);
+  else text = t("next_key_other").replace("{key}", field.value).replace("{stable}", stable);
+  out.textContent = text;
+  out.classList.toggle("differs", value === "stable" && field.value !== "" && field.value !== stable);
+}
+
+function startKeyField() {
+  showStrategy();
+  showNextKey();
+  document.body.addEventListener("change", function (evt) {
+    if (evt.target.id === "key-strategy") {
+      byId("idempotency-key").dataset.derived = "false"; // derive the key afresh
+      showStrategy();
+      showNextKey();
+    }
+  });
+  document.body.addEventListener("htmx:afterSwap", function (evt) {
+    if (evt.detail.target && evt.detail.target.id === "order-form") {
+      showStrategy();
+      showNextKey();
+    }
+  });
+  document.body.addEventListener("input", function (evt) {
+    const target = evt.target;
+    if (target.id === "order-id") {
+      const key = byId("idempotency-key");
+      if (key && key.dataset.derived === "true") key.value = stableKey(target);
+    } else if (target.id === "idempotency-key") {
+      target.dataset.derived = "false";
+    }
+    if (target.id === "order-id" || target.id === "idempotency-key") showNextKey();
+  });
+}
+
+// Answers that are not panels, said in the notice line: a problem+json answer and a
+// dropped connection.
+
+function startProblems() {
+  // Problem+json answers to htmx carry HX-Reswap: none and this event.
+  document.body.addEventListener("lab-problem", function (evt) {
+    const d = evt.detail || {};
+    showNotice((d.status ? d.status + " " : "") + (d.title || t("error")) + ": " + (d.detail || ""));
+  });
+  // A dropped connection: the lost-response and crash faults do exactly this.
+  document.body.addEventListener("htmx:sendError", function () {
+    showNotice(t("no_response"));
+    htmx.trigger(document.body, "lab-refresh");
+  });
+}
+
+export function start() {
+  startJson(); // the extension, before htmx processes the page
+  startInFlight();
+  startKeyField();
+  startProblems();
+}
