@@ -17,8 +17,15 @@ import * as requests from "./js/requests.js";
 import * as panels from "./js/panels.js";
 import * as keyboard from "./js/keyboard.js";
 import * as lessons from "./js/lessons.js";
+import * as proofInView from "./js/proof-in-view.js";
 
 requests.start(); // first: the "lab-json" extension, before htmx processes the page
 panels.start();
 keyboard.start();
-lessons.start(); // last: the autorun may press a button at once
+lessons.start(); // the autorun may press a button at once
+proofInView.start(); // presenter mode: the answer's proof on screen
+
+// Every listener is in place: a key pressed from now on is heard. (A page that a
+// navigation just replaced shows its HTML before this line runs; the browser tests wait
+// for it before they press a key.)
+document.documentElement.dataset.script = "started";

@@ -215,6 +215,39 @@ def test_after_all_ten_lessons_a_wrap_up_lists_the_rules(app: Flask, client: Fla
     assert "Đã hoàn thành cả mười bài học" in vi and "Đọc tiếp:" in vi
 
 
+def test_after_all_ten_the_wrap_up_is_where_the_path_ends_not_above_a_lesson(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Last round, F1 1: after 10 of 10 the 490 px wrap-up sat above every lesson's card,
+    pushing the card and the result of a click below the fold."""
+    the_lab = lab(app, "wrap-where")
+    for lesson in PATH:
+        the_lab.progress[lesson.name] = _done(lesson)
+    the_lab.open_lesson("race")
+    for headers in (EN, VI):
+        path = section(page(client, the_lab.id, headers), "path")
+        assert 'class="wrap-up"' not in path
+        assert "10 of 10 achieved" in path or "10/10" in path
+    the_lab.apply_scenario("key-reuse")  # a scenario without a lesson: no wrap-up above it
+    assert 'class="wrap-up"' not in section(page(client, the_lab.id, EN), "path")
+    the_lab.leave_scenario()  # the path's end
+    assert 'class="wrap-up"' in section(page(client, the_lab.id, EN), "path")
+    assert "Đã hoàn thành cả mười bài học" in section(page(client, the_lab.id, VI), "path")
+
+
+def test_an_achieved_lesson_pill_keeps_its_number_and_name(app: Flask, client: FlaskClient) -> None:
+    """Last round, F1 5: an achieved lesson was a bare ✓ pill, with no number or name."""
+    the_lab = lab(app, "pill-number")
+    the_lab.progress[PATH[0].name] = _done(PATH[0])
+    the_lab.open_lesson(PATH[2].name)
+    path = section(page(client, the_lab.id, EN), "path")
+    pills = re.findall(r'<span class="n">(.*?)</span> <span class="title">([^<]*)</span>', path)
+    assert len(pills) == len(PATH)
+    assert pills[0] == ('<span class="tick">✓</span> 1', SCENARIOS[PATH[0].name].title)
+    assert pills[1] == ("2", SCENARIOS[PATH[1].name].title)
+    assert f'title="{SCENARIOS[PATH[0].name].title}"' in path
+
+
 def _done(lesson):  # type: ignore[no-untyped-def]
     from demo.lessons import Progress
 

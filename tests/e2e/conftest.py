@@ -99,6 +99,30 @@ EXPECTED_CONSOLE = re.compile(
 )
 
 
+SCRIPT_STARTED = (
+    "document.readyState !== 'loading' && "
+    "(document.documentElement.dataset.script === 'started' || "
+    "!document.querySelector('script[type=module]'))"
+)
+"""True once the page's script has set up its listeners (static/app.js), or on a page
+without it."""
+
+
+@pytest.fixture
+def page(page: Any) -> Any:
+    """Playwright's page, whose key presses wait until the page's script listens: after a
+    navigation the new page's HTML shows before its script has started, and a key pressed
+    then would be lost (a person's first key comes later than that)."""
+    press = page.keyboard.press
+
+    def press_when_heard(key: str, **options: Any) -> None:
+        page.wait_for_function(SCRIPT_STARTED)
+        press(key, **options)
+
+    page.keyboard.press = press_when_heard
+    return page
+
+
 @pytest.fixture
 def errors(page: Any) -> Iterator[list[str]]:
     """Console errors and page errors; the test fails on any the lesson does not expect."""

@@ -1,0 +1,29 @@
+// Presenter mode: after an answer lands, bring its proof on screen (the outcome's headline
+// and the ledger's tally), which stack under the lesson card at 1280x720. A presenter
+// remote cannot scroll, and the room must see what happened, not only the checks tick.
+// The page only scrolls down, and no further than keeps the lesson's expected/actual
+// numbers in view, unless the headline needs it. In step mode the lanes come first
+// (presenter.js).
+
+function proofScroll() {
+  const lesson = document.querySelector("#page.present #lesson");
+  const headline = document.querySelector("#page.present #explain .headline");
+  if (!lesson || !headline) return 0;
+  if (document.querySelector("#page.present #step [data-step-label]")) return 0;
+  const tally = document.querySelector("#ledger .tally") || headline;
+  const verdict = lesson.querySelector(".expected") || lesson; // "expected 1 actual 2"
+  const fold = window.innerHeight - 8;
+  const wanted = tally.getBoundingClientRect().bottom - fold; // the tally's last line in view
+  const keep = verdict.getBoundingClientRect().top - 8; // the verdict's top in view
+  const least = headline.getBoundingClientRect().bottom - fold; // the headline, whatever it costs
+  return Math.max(Math.min(wanted, keep), least);
+}
+
+export function start() {
+  document.body.addEventListener("htmx:afterSettle", function (evt) {
+    const target = evt.detail && evt.detail.target;
+    if (!target || target.id !== "panels-slot") return; // an answer to this page's click
+    const by = proofScroll();
+    if (by > 0) window.scrollBy({top: by, behavior: "instant"});
+  });
+}
