@@ -28,6 +28,7 @@ import * as shortcuts from "./js/shortcuts.js";
 import * as keyboard from "./js/keyboard.js";
 import * as nextStep from "./js/next-step.js";
 import * as autorun from "./js/autorun.js";
+import * as refusal from "./js/refusal.js";
 
 labJson.start(); // the "lab-json" extension, before htmx processes the page
 inFlight.start();
@@ -45,3 +46,4 @@ shortcuts.start();
 keyboard.start();
 nextStep.start();
 autorun.start(); // last: it may press a button at once
+refusal.start();
