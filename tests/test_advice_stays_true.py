@@ -286,6 +286,8 @@ def test_a_read_only_replay_disables_the_cards_buttons(app: Flask, client: Flask
     assert all(" disabled" in b for b in buttons), buttons
     assert "these buttons run nothing here" in card
     assert "các nút này không chạy gì ở đây" in section(page(client, replay_id, VI), "lesson")
+    # A replay holds no store: its records are missing, not expired.
+    assert "has expired" not in section(page(client, replay_id, EN), "explain")
     # A fresh lab's card is live.
     live = section(page(client, the_lab.id, EN), "lesson")
     assert " disabled" not in live and "run nothing here" not in live

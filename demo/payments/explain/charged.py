@@ -22,14 +22,16 @@ def charged(
     *,
     order_now: str | None = None,
     kept_keys: Collection[str] | None = None,
+    now_s: float | None = None,
 ) -> Explanation:
     """The gateway charged for ``focus``; the ledger (``summary.doubled``) tells whether its
     order was charged more than once, and the log tells why.
 
     :param order_now: the order the page's form holds now; after New order the advice
         speaks of it, not of a retry of ``focus``'s order.
-    :param kept_keys: the keys the store still holds a live record for; without
-        ``focus.key`` among them (the TTL ran out) a retry would charge again.
+    :param kept_keys: the keys the store still holds a live record for, and ``now_s``
+        the lab's clock (s): ``focus.key`` not among them once its TTL has passed means
+        the record expired, and a retry would charge again.
     """
     order = focus.charge.order_id if focus.charge else "?"
     doubled = order in summary.doubled
@@ -48,17 +50,21 @@ def charged(
         return double_after_crash(crashed, order) if doubled else _after_crash(focus, crashed)
     if doubled:
         return double_charge(focus, earlier, order, settings)
-    return _once(focus, earlier, order, _retry_advice(focus, order, order_now, kept_keys))
+    expired = (
+        kept_keys is not None
+        and now_s is not None
+        and focus.key not in kept_keys
+        and focus.settings is not None
+        and now_s - focus.at >= focus.settings.ttl_s
+    )
+    return _once(focus, earlier, order, _retry_advice(focus, order, order_now, expired=expired))
 
 
 RETRY = N_("Press Retry: the same key and body replay this response instead of charging again.")
 
 
 def _retry_advice(
-    focus: RequestEntry,
-    order: str,
-    order_now: str | None,
-    kept_keys: Collection[str] | None,
+    focus: RequestEntry, order: str, order_now: str | None, *, expired: bool
 ) -> str | Text:
     """What the next click would do, said only while it is still true: not after New
     order (the form holds another intent) nor after the record expired (lesson 7)."""
@@ -69,7 +75,7 @@ def _retry_advice(
             new=order_now,
             order=order,
         )
-    if kept_keys is not None and focus.key is not None and focus.key not in kept_keys:
+    if expired:
         return Text(
             "The record of key %(key)s has expired (its TTL ran out): a Retry now is a "
             "new intent to the store, and charges again.",

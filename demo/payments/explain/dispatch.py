@@ -28,6 +28,7 @@ def explain(
     in_scenario: bool = False,
     order_now: str | None = None,
     kept_keys: Collection[str] | None = None,
+    now_s: float | None = None,
 ) -> Explanation:
     """Explain ``focus`` (default: the latest finished request) among ``entries``.
 
@@ -40,8 +41,9 @@ def explain(
     :param in_scenario: a scenario's card is open: the hint before any request points to
         its steps, which name each button.
     :param order_now: the order the page's form holds now (after New order).
-    :param kept_keys: the keys with a live record in a store (none expired among them).
-        Both keep the advice on the next click true; ``None``: not known.
+    :param kept_keys: the keys with a live record in a store (none expired among them),
+        and ``now_s`` the lab's clock (s, as :attr:`RequestEntry.at`). They keep the
+        advice on the next click true; ``None``: not known.
     """
     settings = settings or Settings()
     if focus is None:
@@ -50,7 +52,15 @@ def explain(
         return waiting(focus, entries, settings, first_click, in_scenario=in_scenario)
     answered = _answered(focus, entries, summary, settings, emails)
     if answered is None:
-        return charged(focus, entries, summary, settings, order_now=order_now, kept_keys=kept_keys)
+        return charged(
+            focus,
+            entries,
+            summary,
+            settings,
+            order_now=order_now,
+            kept_keys=kept_keys,
+            now_s=now_s,
+        )
     return answered
 
 

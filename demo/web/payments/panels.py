@@ -124,8 +124,13 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
 
 def _now(lab: Workspace, records: list[tuple[str, Record]]) -> dict[str, Any]:
     """What the explanation's advice on the next click must hold true against: the order
-    the form holds now, and the keys a store still keeps (unexpired) records for."""
-    return {"order_now": lab.payments.current_order, "kept_keys": {r.key for _, r in records}}
+    the form holds now, the keys a store still keeps (unexpired) records for, and the
+    lab's clock (s)."""
+    return {
+        "order_now": lab.payments.current_order,
+        "kept_keys": {r.key for _, r in records},
+        "now_s": lab.now(),
+    }
 
 
 def _lesson_context(lab: Workspace) -> dict[str, Any]:
