@@ -110,7 +110,7 @@ def test_lesson_9_second_case_go_further_is_a_note_not_a_step(
     steps = re.search(r'<ol class="lesson-steps">(.*?)</ol>', html, re.S)
     assert steps and "Timeout after the charge" not in steps.group(1)
     assert steps.group(1).count("<li>") == 2
-    assert re.search(r'class="fix-note"><b>Go further:</b> A real timeout or 502', html)
+    assert re.search(r'class="fix-note"><b>Go further:</b> This 502 came before the charge', html)
     assert "Đi xa hơn:" in page(client, "/lab/l5-note", VI)
 
 

@@ -37,6 +37,8 @@ class Scenario:
     fix_steps: tuple[str, ...] = ()
     fix_note: str = ""
     """A "go further" note shown after the fixed steps, not numbered as a step."""
+    fix_link: str = ""
+    """The scenario the note leads to, by name: the card links it by its title."""
     defence: bool = False
     """The point is that the defence works (a refusal, a replayed decline): the card
     frames it as "what protects you", with "the other case" in place of a fix."""
@@ -44,6 +46,16 @@ class Scenario:
     def clicks(self, fixed: bool) -> tuple[str, ...]:
         """The buttons to click, with the fix applied or not."""
         return (self.fix_script or self.script) if fixed else self.script
+
+    def fix_set_by_hand(self, settings: Mapping[str, Any]) -> bool:
+        """Whether the lab's ``settings`` (as :meth:`Settings.as_dict` gives them) already
+        hold every setting the fix changes, the fix not applied: the attendee ticked it
+        by hand (lesson 4's Lock). Never for a fix of the client's switches or clicks,
+        which the server does not see."""
+        changed = {k: v for k, v in self.fix.items() if self.settings.get(k) != v}
+        if not changed or self.fix_client or self.fix_script:
+            return False
+        return all(settings.get(k) == v for k, v in changed.items())
 
     def steps_for(self, fixed: bool) -> tuple[str, ...]:
         """The steps the card lists, with the fix applied or not."""

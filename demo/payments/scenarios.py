@@ -149,7 +149,7 @@ SCENARIOS: dict[str, Scenario] = {
                     "Press Pay: the gateway charges, then the instance crashes; the connection "
                     "drops."
                 ),
-                N_("Press Retry with the same key."),
+                N_("Press Retry: it sends the same key again."),
             ),
             N_(
                 "The record never reached the completed state, so the retry charged again. The "
@@ -261,9 +261,11 @@ SCENARIOS: dict[str, Scenario] = {
                 N_("Press Retry: the same key runs again and charges once."),
             ),
             fix_note=N_(
-                "A real timeout or 502 is not so clear: the charge may have gone through. "
-                "Try it in the scenario “Timeout after the charge”."
+                "This 502 came before the charge, so releasing the key was safe. A timeout, "
+                "or a 502 after the gateway may have charged, is ambiguous: the money may "
+                "have moved. See it for yourself in"
             ),
+            fix_link="gateway-timeout",
             defence=True,
         ),
         Scenario(

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from ...engine.text import N_, Text
 from ..gateway import LedgerSummary
@@ -19,9 +19,20 @@ def charged(
     entries: Sequence[RequestEntry],
     summary: LedgerSummary,
     settings: Settings,
+    *,
+    order_now: str | None = None,
+    kept_keys: Collection[str] | None = None,
+    now_s: float | None = None,
 ) -> Explanation:
     """The gateway charged for ``focus``; the ledger (``summary.doubled``) tells whether its
-    order was charged more than once, and the log tells why."""
+    order was charged more than once, and the log tells why.
+
+    :param order_now: the order the page's form holds now; after New order the advice
+        speaks of it, not of a retry of ``focus``'s order.
+    :param kept_keys: the keys the store still holds a live record for, and ``now_s``
+        the lab's clock (s): ``focus.key`` not among them once its TTL has passed means
+        the record expired, and a retry would charge again.
+    """
     order = focus.charge.order_id if focus.charge else "?"
     doubled = order in summary.doubled
     twin = overlapping_charger(focus, entries)
@@ -39,7 +50,38 @@ def charged(
         return double_after_crash(crashed, order) if doubled else _after_crash(focus, crashed)
     if doubled:
         return double_charge(focus, earlier, order, settings)
-    return _once(focus, earlier, order)
+    expired = (
+        kept_keys is not None
+        and now_s is not None
+        and focus.key not in kept_keys
+        and focus.settings is not None
+        and now_s - focus.at >= focus.settings.ttl_s
+    )
+    return _once(focus, earlier, order, _retry_advice(focus, order, order_now, expired=expired))
+
+
+RETRY = N_("Press Retry: the same key and body replay this response instead of charging again.")
+
+
+def _retry_advice(
+    focus: RequestEntry, order: str, order_now: str | None, *, expired: bool
+) -> str | Text:
+    """What the next click would do, said only while it is still true: not after New
+    order (the form holds another intent) nor after the record expired (lesson 7)."""
+    if order_now is not None and order_now != order:
+        return Text(
+            "The form now holds order %(new)s: a new intent with its own key, so Pay "
+            "charges it once. Order %(order)s keeps its record and its charge.",
+            new=order_now,
+            order=order,
+        )
+    if expired:
+        return Text(
+            "The record of key %(key)s has expired (its TTL ran out): a Retry now is a "
+            "new intent to the store, and charges again.",
+            key=focus.key,
+        )
+    return RETRY
 
 
 def _duplicate_rejected(rejected: RequestEntry) -> Explanation:
@@ -79,8 +121,11 @@ def _after_crash(focus: RequestEntry, crashed: RequestEntry) -> Explanation:
     )
 
 
-def _once(focus: RequestEntry, earlier: Sequence[RequestEntry], order: str) -> Explanation:
-    """A single charge: without a key, after a failure that released the key, or new."""
+def _once(
+    focus: RequestEntry, earlier: Sequence[RequestEntry], order: str, retry: str | Text
+) -> Explanation:
+    """A single charge: without a key, after a failure that released the key, or new;
+    ``retry`` says what a retry would do now."""
     if focus.key is None:
         return Explanation(
             "charged",
@@ -93,7 +138,6 @@ def _once(focus: RequestEntry, earlier: Sequence[RequestEntry], order: str) -> E
             ),
         )
     headline = Text("CHARGED — %(charge)s for order %(order)s", charge=focus.charge_id, order=order)
-    retry = N_("Press Retry: the same key and body replay this response instead of charging again.")
     failed = earlier[-1] if earlier else None
     if failed is not None and failed.outcome == "error":
         # Lesson 9: the gateway failed before charging, so the key was released; this is

@@ -3,7 +3,7 @@ that explains that situation."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from ..gateway import LedgerSummary
 from ..requests import RequestEntry
@@ -26,6 +26,9 @@ def explain(
     first_click: str = "Pay",
     *,
     in_scenario: bool = False,
+    order_now: str | None = None,
+    kept_keys: Collection[str] | None = None,
+    now_s: float | None = None,
 ) -> Explanation:
     """Explain ``focus`` (default: the latest finished request) among ``entries``.
 
@@ -37,13 +40,28 @@ def explain(
         the hint before any request names.
     :param in_scenario: a scenario's card is open: the hint before any request points to
         its steps, which name each button.
+    :param order_now: the order the page's form holds now (after New order).
+    :param kept_keys: the keys with a live record in a store (none expired among them),
+        and ``now_s`` the lab's clock (s, as :attr:`RequestEntry.at`). They keep the
+        advice on the next click true; ``None``: not known.
     """
     settings = settings or Settings()
     if focus is None:
         focus = next((e for e in reversed(entries) if e.finished is not None), None)
     if focus is None or focus.finished is None:
         return waiting(focus, entries, settings, first_click, in_scenario=in_scenario)
-    return _answered(focus, entries, summary, settings, emails)
+    answered = _answered(focus, entries, summary, settings, emails)
+    if answered is None:
+        return charged(
+            focus,
+            entries,
+            summary,
+            settings,
+            order_now=order_now,
+            kept_keys=kept_keys,
+            now_s=now_s,
+        )
+    return answered
 
 
 def _answered(
@@ -52,8 +70,9 @@ def _answered(
     summary: LedgerSummary,
     settings: Settings,
     emails: int,
-) -> Explanation:
-    """A finished request, by its outcome. A crash comes first: nothing was delivered."""
+) -> Explanation | None:
+    """A finished request, by its outcome; ``None`` when it charged (see :func:`charged`).
+    A crash comes first: nothing was delivered."""
     if focus.outcome == "crashed":
         return crashed(focus)
     if not focus.delivered:
@@ -70,4 +89,4 @@ def _answered(
         return replayed(focus, entries, summary)
     if focus.outcome == "recovered":
         return recovered(focus, entries, summary, settings, emails)
-    return charged(focus, entries, summary, settings)
+    return None

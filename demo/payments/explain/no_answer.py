@@ -37,7 +37,10 @@ def crashed(focus: RequestEntry) -> Explanation:
         N_("CRASHED — the instance died mid-request"),
         (
             Text(died, id=focus.id, step=step_name(step)),
-            N_("Retry with the same key and watch what the store and the gateway make of it."),
+            N_(
+                "Press Retry (it sends the same key) and watch what the store and the gateway "
+                "make of it."
+            ),
         ),
     )
 
@@ -54,8 +57,9 @@ def lost_response(focus: RequestEntry) -> Explanation:
                 charge=focus.charge_id,
             ),
             N_(
-                "Retry with the same key: the store replays the stored response. A new key "
-                "would be a new intent, and would charge again."
+                "What a retry gets depends on its key: Retry with a new key is a new intent, "
+                "and charges again; Retry, with the same key, gets the stored response "
+                "replayed."
             ),
         ),
     )

@@ -11,7 +11,7 @@ from ..requests import RequestEntry
 from ..settings import Settings
 from .explanation import Explanation
 from .no_answer import LEASE
-from .overlaps import overlapping_charger
+from .overlaps import overlap, overlapping_charger
 
 
 def replayed(
@@ -42,6 +42,15 @@ def replayed(
     waited = _waited(focus, entries)
     if waited is not None:
         sentences.insert(0, waited)
+    if _both_replayed(focus, entries):
+        sentences.append(
+            N_(
+                "Both requests of this double submit found the record an earlier charge had "
+                "saved, so both replayed: nothing raced, and the lock had nothing to guard. "
+                "To race two requests again, press New order first: a new key, with no "
+                "record yet."
+            )
+        )
     order = focus.charge.order_id if focus.charge else None
     if order in summary.doubled:
         sentences.append(
@@ -56,6 +65,29 @@ def replayed(
         Text("REPLAYED — %(charge)s again, no new charge", charge=focus.charge_id),
         tuple(sentences),
     )
+
+
+def _both_replayed(focus: RequestEntry, entries: Sequence[RequestEntry]) -> bool:
+    """A concurrent duplicate of ``focus`` (same key; in flight together, or the other
+    lane of one Double-submit click) replayed too: the key's record was there before
+    both, so the pair could not race (lesson 4, the Lock ticked by hand on the order
+    already charged). Two replays of a stored record take well under 1 ms each, so the
+    click's two lanes may not overlap in time."""
+    return any(
+        e.id != focus.id
+        and e.key == focus.key
+        and e.outcome == "replayed"
+        and (overlap(focus, e) or _one_click(focus, e))
+        and overlapping_charger(e, entries) is None
+        for e in entries
+    )
+
+
+def _one_click(a: RequestEntry, b: RequestEntry) -> bool:
+    """``a`` and ``b`` are the two lanes of one Double-submit: next to each other in the
+    log, one sent as lane A, the other as lane B (the page's ``X-Lab-Action``)."""
+    lanes = {a.action, b.action}
+    return abs(a.id - b.id) == 1 and lanes == {"Double-submit A", "Double-submit B"}
 
 
 def _waited(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Text | None:

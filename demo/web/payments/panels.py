@@ -14,6 +14,7 @@ from ...payments.gateway import summarise
 from ...payments.idempotency import PROFILES
 from ...payments.requests import RequestEntry
 from ...payments.scenarios import SCENARIOS
+from ...payments.store import Record
 from ...workspace import Workspace
 from ..filters import duration
 from .code import handler_lines, where
@@ -93,6 +94,7 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
             len(emails),
             first_click,
             in_scenario=lab.payments.scenario is not None,
+            **_now(lab, records),
         ),
         "first_click": first_click,
         "clusters": timeline(entries[-TIMELINE_LANES:]),
@@ -117,6 +119,17 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
         "profiles": PROFILES.values(),
         **_lesson_context(lab),
         **(_step_context(lab) if settings.step_mode or lab.payments.stepper.paused() else {}),
+    }
+
+
+def _now(lab: Workspace, records: list[tuple[str, Record]]) -> dict[str, Any]:
+    """What the explanation's advice on the next click must hold true against: the order
+    the form holds now, the keys a store still keeps (unexpired) records for, and the
+    lab's clock (s)."""
+    return {
+        "order_now": lab.payments.current_order,
+        "kept_keys": {r.key for _, r in records},
+        "now_s": lab.now(),
     }
 
 

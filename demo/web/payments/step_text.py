@@ -80,7 +80,7 @@ def _what(name: str, detail: dict[str, Any] | Any) -> str | Text | None:
     if name == "lock acquire":
         waited = float(detail.get("waited_ms", 0))
         ms = f"{waited:.0f}"
-        return Text("waited %(ms)s ms", ms=ms) if waited >= 1 else N_("no wait")
+        return Text("got it after waiting %(ms)s ms", ms=ms) if waited >= 1 else N_("no wait")
     if name == "email send":
         email = str(detail.get("email", "?"))
         if detail.get("via") == "outbox":

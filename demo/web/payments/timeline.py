@@ -115,9 +115,11 @@ def _begin_times(steps: Sequence[Step]) -> list[float]:
 
 
 def _began_ms(step: Step) -> float:
-    """When a step began: a step that took time (the charge, the lock wait) is traced
-    when it ends, with its duration."""
-    took = step.detail.get("ms") if step.name == "gateway charge" else step.detail.get("waited_ms")
+    """Where a step's mark goes, in ms: the gateway charge is traced when it ends, with
+    its duration, and drawn where it began. ``lock acquire`` stays where the lock was got:
+    the wait has its own mark, ``lock wait``, where it began, so a lane never reads as if
+    it held the lock while another still did."""
+    took = step.detail.get("ms") if step.name == "gateway charge" else 0
     return step.at_ms - float(took or 0)
 
 

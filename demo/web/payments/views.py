@@ -11,7 +11,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from ...payments.gateway import summarise
 from .. import lab_to_read, lab_to_write
 from .order import KEY_TEMPLATE, order_form
-from .panels import panels_response
+from .panels import panels_context, panels_response, poll_s
 from .sequence import diagram
 
 bp = Blueprint("payments", __name__)
@@ -44,14 +44,19 @@ def sequence_svg(lab_id: str) -> Response:
 
 @bp.post("/lab/<lab_id>/new-order")
 def new_order(lab_id: str) -> str:
-    """The order form for a new intent: the next unused order id, and so a new key."""
+    """The order form for a new intent: the next unused order id, and so a new key; the
+    panels out of band, so the explanation's advice speaks of the new order at once."""
     lab = lab_to_write(lab_id)
     current = request.form.get("order_id", "")
     amount = request.form.get("amount", "")
     keep = re.fullmatch(r"[0-9]{1,15}", amount) is not None
-    return render_template(
+    form = render_template(
         "payments/_partials/order_form.html",
         form=order_form(lab.payments.new_order_id(after=current), int(amount) if keep else 100_000),
         lab=lab,
         key_template=KEY_TEMPLATE,
     )
+    panels = render_template(
+        "payments/_partials/panels.html", poll_s=poll_s(), oob=True, **panels_context(lab)
+    )
+    return form + panels
