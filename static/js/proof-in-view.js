@@ -1,9 +1,10 @@
 // Presenter mode: after an answer lands, bring its proof on screen (the outcome's headline
 // and the ledger's tally), which stack under the lesson card at 1280x720. A presenter
 // remote cannot scroll, and the room must see what happened, not only the checks tick.
-// The page only scrolls down, and no further than keeps the lesson's expected/actual
-// numbers in view, unless the headline needs it. In step mode the lanes come first
-// (presenter.js).
+// The page scrolls down no further than keeps the lesson's expected/actual numbers (and,
+// once achieved, the takeaway under them) in view, unless the headline needs it; it
+// scrolls up only to bring those numbers back (after step mode's lanes, which come first
+// while requests are paused: panels.js, have gone).
 
 function proofScroll() {
   const lesson = document.querySelector("#page.present #lesson");
@@ -16,14 +17,23 @@ function proofScroll() {
   const wanted = tally.getBoundingClientRect().bottom - fold; // the tally's last line in view
   const keep = verdict.getBoundingClientRect().top - 8; // the verdict's top in view
   const least = headline.getBoundingClientRect().bottom - fold; // the headline, whatever it costs
-  return Math.max(Math.min(wanted, keep), least);
+  const by = Math.max(Math.min(wanted, keep), least);
+  return keep >= 0 ? Math.max(by, 0) : by; // up only when the verdict is above the screen
 }
 
+// A dropped connection (the crash and lost-response faults) answers nothing: the panels
+// that tell "No response — did it charge?" come with the refresh that follows it.
+let dropped = false;
+
 export function start() {
+  document.body.addEventListener("htmx:sendError", function () { dropped = true; });
   document.body.addEventListener("htmx:afterSettle", function (evt) {
     const target = evt.detail && evt.detail.target;
-    if (!target || target.id !== "panels-slot") return; // an answer to this page's click
+    if (!target) return;
+    const answer = target.id === "panels-slot"; // an answer to this page's click
+    if (!answer && !(dropped && document.getElementById("panels"))) return;
+    dropped = false;
     const by = proofScroll();
-    if (by > 0) window.scrollBy({top: by, behavior: "instant"});
+    if (by !== 0) window.scrollBy({top: by, behavior: "instant"});
   });
 }

@@ -1,0 +1,102 @@
+"""Presenter mode at 1280×720 (issue 10, the second README-only run, part G1): the proof the
+room must see after the last step of lessons 4, 5 and 6, and after lesson 6's crash."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.e2e
+
+PROJECTOR = {"width": 1280, "height": 720}
+
+
+def settled(page: Page) -> None:
+    page.wait_for_function("() => !document.querySelector('.htmx-swapping, .htmx-settling')")
+
+
+def walk_with_next_step(page: Page) -> None:
+    """Double-submit, then "." (Next step) until no lane is left."""
+    page.get_by_role("button", name="Double-submit").click()
+    expect(page.locator("[data-step-label=B]")).to_be_enabled()
+    for _ in range(30):
+        page.wait_for_function(
+            """() => !document.querySelector('#step [data-step-label]')
+                 || document.querySelector('#step [data-step-label]:not([disabled])')"""
+        )
+        settled(page)
+        if page.locator("#step [data-step-label]").count() == 0:
+            return
+        before = page.locator("#panels").get_attribute("data-version") or ""
+        page.keyboard.press(".")
+        expect(page.locator("#panels")).not_to_have_attribute("data-version", before)
+    expect(page.locator("#step [data-step-label]")).to_have_count(0)
+
+
+def expect_on_screen(page: Page, *selectors: str) -> None:
+    for selector in selectors:
+        expect(page.locator(selector).first).to_be_in_viewport(ratio=1)
+
+
+def test_lesson_5_achieved_with_the_lock_shows_the_numbers_takeaway_and_tally(
+    page: Page, live_server: Any, errors: Any, open_link: Any
+) -> None:
+    """G1 1: after the last Space with the lock on, the code box filled the screen; only
+    "REPLAYED" showed, the ticks, the numbers and "Lesson achieved" were off screen."""
+    page.set_viewport_size(PROJECTOR)
+    open_link(
+        page, f"{live_server.url}/lab/e2e-p5-{secrets.token_hex(4)}?lesson=slow-motion&present=1"
+    )
+    walk_with_next_step(page)
+    page.get_by_role("button", name="Apply the fix", exact=True).click()
+    expect(page.locator("#lesson .fix-state")).to_have_text("fix ON")
+    walk_with_next_step(page)
+    expect(page.locator("#explain .headline")).to_contain_text("REPLAYED")
+    expect(page.locator("#lesson .achieved")).to_contain_text("Lesson achieved")
+    expect_on_screen(
+        page, "#lesson .expected", "#lesson .achieved", "#explain .headline", "#ledger .tally"
+    )
+    expect(page.locator("#ledger .tally")).to_contain_text("1")
+
+
+@pytest.mark.parametrize("language", ["en", "vi"])
+def test_lesson_4_achieved_shows_its_takeaway_beside_the_proof(
+    page: Page, live_server: Any, errors: Any, open_link: Any, language: str
+) -> None:
+    """G1 2: the takeaway ("LESSON ACHIEVED — …") was never on screen after the scroll to
+    the proof."""
+    page.set_viewport_size(PROJECTOR)
+    page.context.set_extra_http_headers({"Accept-Language": language})
+    open_link(page, f"{live_server.url}/lab/e2e-p4-{secrets.token_hex(4)}?lesson=race&present=1")
+    page.keyboard.press(".")  # Double-submit, lock off
+    expect(page.locator("[data-check='lock-off-double']")).to_have_class(re.compile("met"))
+    page.keyboard.press(".")  # Apply the fix
+    expect(page.locator("#lesson .fix-state")).to_have_class(re.compile("on"))
+    page.keyboard.press(".")  # Double-submit, lock on
+    expect(page.locator("#lesson .achieved")).to_be_visible(timeout=10_000)
+    expect(page.locator(".lane.outcome-in_flight")).to_have_count(0)
+    settled(page)
+    expect_on_screen(
+        page, "#lesson .expected", "#lesson .achieved", "#explain .headline", "#ledger .tally"
+    )
+
+
+def test_lesson_6_crash_brings_no_response_on_screen(
+    page: Page, live_server: Any, errors: Any, open_link: Any
+) -> None:
+    """G1 3: after Pay crashed the instance the page did not move; the room saw only
+    "Charges expected 1 actual 1 as expected"."""
+    page.set_viewport_size(PROJECTOR)
+    open_link(
+        page, f"{live_server.url}/lab/e2e-p6-{secrets.token_hex(4)}?lesson=crash-window&present=1"
+    )
+    assert page.evaluate("window.scrollY") == 0
+    page.keyboard.press(".")  # Pay: the gateway charges, then the instance crashes
+    expect(page.locator("#explain .headline")).to_contain_text("CRASHED", timeout=10_000)
+    settled(page)
+    expect_on_screen(page, "#explain .headline", "#lesson .expected")
+    assert page.evaluate("window.scrollY") > 0
