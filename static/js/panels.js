@@ -181,6 +181,51 @@ function startSettings() {
   });
 }
 
+// The wrap-up after ten of ten (free play): open when first seen, folded by the first
+// answer to a click so the outcome and the ledger stay above the fold. Its title unfolds
+// it; the choice lasts across the panels' redraws and reloads (this browser).
+
+const WRAP_UP = "wrap-up-folded"; // "true": folded, "false": opened by hand
+
+function wrapUpState() {
+  try { return window.localStorage.getItem(WRAP_UP); } catch (e) { return null; }
+}
+
+function keepWrapUp(state) {
+  try { window.localStorage.setItem(WRAP_UP, state); } catch (e) { /* private mode: this page only */ }
+}
+
+let wrapUpFolded = null; // this page's choice, when storage is not available
+
+function showWrapUp() {
+  const details = document.querySelector("[data-wrap-up]");
+  if (!details) return;
+  const state = wrapUpState() || wrapUpFolded;
+  if (state) details.open = state !== "true";
+}
+
+function startWrapUp() {
+  showWrapUp();
+  document.body.addEventListener("htmx:afterSwap", showWrapUp);
+  document.body.addEventListener("htmx:afterSettle", function (evt) {
+    const target = evt.detail && evt.detail.target;
+    const details = document.querySelector("[data-wrap-up]");
+    if (!details || !target || target.id !== "panels-slot") return;
+    if (!(wrapUpState() || wrapUpFolded)) {
+      wrapUpFolded = "true";
+      keepWrapUp("true");
+      details.open = false;
+    }
+  });
+  document.body.addEventListener("click", function (evt) {
+    const summary = evt.target.closest && evt.target.closest("[data-wrap-up] > summary");
+    if (!summary) return;
+    // The click toggles it after this listener: keep the state it will have.
+    wrapUpFolded = summary.parentElement.open ? "true" : "false";
+    keepWrapUp(wrapUpFolded);
+  });
+}
+
 export function start() {
   startPanels();
   startClock();
@@ -189,4 +234,5 @@ export function start() {
   startCodeView();
   startDiagramPng();
   startSettings();
+  startWrapUp();
 }

@@ -100,3 +100,60 @@ def test_lesson_6_crash_brings_no_response_on_screen(
     settled(page)
     expect_on_screen(page, "#explain .headline", "#lesson .expected")
     assert page.evaluate("window.scrollY") > 0
+
+
+def test_wrap_up_folds_after_the_first_answer_and_stays_as_chosen(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """G1 5: after 10/10 in free play the wrap-up stayed at the top and pushed every later
+    headline to y≈700 and the ledger off screen at 1280×800."""
+    from demo.lessons import PATH, Progress
+
+    page.set_viewport_size({"width": 1280, "height": 800})
+    lab_id = f"e2e-wrap-{secrets.token_hex(4)}"
+    page.goto(f"{live_server.url}/lab/{lab_id}")
+    lab = live_server.lab(lab_id)
+    for item in PATH:
+        lab.progress[item.name] = Progress(met_at={c.id: 0.0 for c in item.checks})
+    page.reload()
+    wrap_up = page.locator("[data-wrap-up]")
+    expect(wrap_up).to_have_attribute("open", "")  # first seen: open
+    expect(wrap_up.locator("ol.rules")).to_be_visible()
+    page.locator("button[data-action='Pay']").click()
+    expect(page.locator("#explain .headline")).to_contain_text("CHARGED")
+    expect(wrap_up).not_to_have_attribute("open", "")
+    expect(page.locator("#wrap-up-title")).to_be_visible()  # its title unfolds it again
+    settled(page)
+    expect_on_screen(page, "#explain .headline", "#ledger .tally")
+    page.reload()
+    expect(page.locator("#panels")).to_be_visible()
+    expect(wrap_up).not_to_have_attribute("open", "")  # stays folded
+    page.locator("#wrap-up-title").click()
+    expect(wrap_up.locator("ol.rules")).to_be_visible()
+    page.locator("button[data-action='Retry']").click()
+    expect(page.locator("#explain .headline")).to_contain_text("REPLAYED")
+    settled(page)
+    expect(wrap_up.locator("ol.rules")).to_be_visible()  # opened by hand: stays open
+
+
+def test_vietnamese_expected_actual_pairs_never_break_inside(
+    page: Page, live_server: Any, errors: Any, open_link: Any
+) -> None:
+    """G1 6: in Vietnamese the expected/actual box wrapped into four ragged columns
+    ("Lần trừ tiền / dự kiến 0 / thực tế 0 / đúng như dự kiến")."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.context.set_extra_http_headers({"Accept-Language": "vi"})
+    open_link(page, f"{live_server.url}/lab/e2e-vi9-{secrets.token_hex(4)}?lesson=decline")
+    page.locator("button[data-action='Pay']").click()
+    expect(page.locator("#lesson .expected")).to_be_visible()
+    expect(page.locator("#lesson .expected")).to_contain_text("dự kiến")
+    settled(page)
+    heights = page.evaluate(
+        """() => [...document.querySelectorAll('#lesson .numbers > span:not(.verdict)')]
+                 .map(s => [s.textContent.trim(), s.getBoundingClientRect().height,
+                            s.querySelector('strong') ? s.querySelector('strong')
+                              .getBoundingClientRect().height : 24])"""
+    )
+    assert len(heights) >= 3, heights
+    for text, height, one_line in heights:
+        assert height < one_line * 1.6, (text, height)  # one line, not broken in two
