@@ -115,10 +115,10 @@ SCENARIOS: dict[str, Scenario] = {
             (
                 N_("Press Double-submit: both requests stop at their first step."),
                 N_(
-                    "Both lanes stop after lookup: neither found the key. Step A once: it stops "
-                    "at charging, right before the gateway call. Step A again: it charges (the "
-                    "money moves) and stops after gateway charge. Step B twice: it charges too. "
-                    "Then run both to the end."
+                    "Both lanes stop after lookup: neither found the key. Step A: it stops at "
+                    "charging, right before the gateway call. Step B: it stops there too. Step A "
+                    "again: it charges (the money moves). Step B again: it charges too. Then run "
+                    "both to the end."
                 ),
             ),
             N_(

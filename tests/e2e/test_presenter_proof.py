@@ -157,3 +157,42 @@ def test_vietnamese_expected_actual_pairs_never_break_inside(
     assert len(heights) >= 3, heights
     for text, height, one_line in heights:
         assert height < one_line * 1.6, (text, height)  # one line, not broken in two
+
+
+def test_lesson_5_card_order_matches_next_step_and_paused_is_not_over(
+    page: Page, live_server: Any, errors: Any, open_link: Any
+) -> None:
+    """G1 4: the card said "Step A once… Step A again… Step B twice" while Space steps A,
+    B, A, B; while both requests were paused it read "expected 0 actual 0 as expected"; at
+    1280×800 after "Run B to the end" the ledger's tally was below the fold."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_link(page, f"{live_server.url}/lab/e2e-o5-{secrets.token_hex(4)}?lesson=slow-motion")
+    steps = page.locator("#lesson .lesson-steps").inner_text()
+    order = [steps.index(s) for s in ("Step A:", "Step B:", "Step A again", "Step B again")]
+    assert order == sorted(order), steps
+    page.get_by_role("button", name="Double-submit").click()
+    expect(page.locator("[data-step-label=B]")).to_be_enabled()
+    verdict = page.locator("#lesson .numbers .verdict").first
+    expect(verdict).to_have_text("not over yet: requests still paused in step mode")
+    # Next step plays the card's order: A, B to charging, then A, B through the charge.
+    for lane, stopped in (
+        ("A", "stopped at charging"),
+        ("B", "stopped at charging"),
+        ("A", "stopped after gateway charge"),
+        ("B", "stopped after gateway charge"),
+    ):
+        page.wait_for_function(
+            "() => document.querySelector('#step [data-step-label]:not([disabled])')"
+        )
+        settled(page)
+        before = page.locator("#panels").get_attribute("data-version") or ""
+        page.keyboard.press(".")
+        expect(page.locator("#panels")).not_to_have_attribute("data-version", before)
+        expect(page.locator(f".lane-{lane} .where")).to_contain_text(stopped)
+    for lane in ("A", "B"):
+        page.get_by_role("button", name=f"Run {lane} to the end", exact=True).click()
+        expect(page.locator(f"[data-step-label={lane}]")).to_have_count(0)
+    expect(page.locator("#ledger .tally")).to_contain_text("2")
+    settled(page)
+    expect(verdict).not_to_contain_text("not over yet")
+    expect_on_screen(page, "#explain .headline", "#ledger .tally")
