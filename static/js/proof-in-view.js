@@ -24,14 +24,24 @@ function proofScroll() {
 // A dropped connection (the crash and lost-response faults) answers nothing: the panels
 // that tell "No response — did it charge?" come with the refresh that follows it.
 let dropped = false;
+// A lesson can be marked achieved by a later redraw than the answer's (the last request
+// finishing in the background): its takeaway then pushes the proof down, so look again.
+let achievedBefore = false;
+
+function achieved() {
+  return document.querySelector("#page.present #lesson .achieved") !== null;
+}
 
 export function start() {
   document.body.addEventListener("htmx:sendError", function () { dropped = true; });
+  document.body.addEventListener("htmx:beforeSwap", function () { achievedBefore = achieved(); });
   document.body.addEventListener("htmx:afterSettle", function (evt) {
     const target = evt.detail && evt.detail.target;
     if (!target) return;
     const answer = target.id === "panels-slot"; // an answer to this page's click
-    if (!answer && !(dropped && document.getElementById("panels"))) return;
+    const panels = document.getElementById("panels") !== null;
+    const newlyAchieved = panels && !achievedBefore && achieved();
+    if (!answer && !(dropped && panels) && !newlyAchieved) return;
     dropped = false;
     const by = proofScroll();
     if (by !== 0) window.scrollBy({top: by, behavior: "instant"});
