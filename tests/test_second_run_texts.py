@@ -1,0 +1,58 @@
+"""Labels and sentences a second newcomer run found missing, in both languages: what Pay
+does on a double click, the key field's limit, and the texts of lessons 1, 2, 3, 8 and 10."""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from demo import create_app
+from demo.payments.charges import MAX_KEY_LENGTH
+from demo.web.i18n import MISSING
+
+EN = {"Accept-Language": "en"}
+VI = {"Accept-Language": "vi"}
+
+
+@pytest.fixture
+def app() -> Flask:
+    return create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0, "I18N_MARK_MISSING": True})
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def page(client: FlaskClient, lab_id: str, headers: dict[str, str], query: str = "") -> str:
+    answer = client.get(f"/lab/{lab_id}{query}", headers=headers)
+    assert answer.status_code == 200
+    text = answer.get_data(as_text=True)
+    assert MISSING not in text
+    return html_lib.unescape(text)
+
+
+def legend(html: str) -> str:
+    found = re.search(r'id="legend".*?</section>', html, re.S)
+    assert found
+    return found.group(0)
+
+
+def test_the_legend_says_pay_waits_and_double_submit_sends_two_at_once(client: FlaskClient) -> None:
+    en = legend(page(client, "lg-en", EN))
+    assert "A second Pay waits for the first one's answer, as a browser form does" in en
+    assert "<b>Double-submit</b> sends two at once" in en
+    vi = legend(page(client, "lg-vi", VI))
+    assert "Lần Thanh toán thứ hai chờ câu trả lời của lần đầu" in vi
+    assert "<b>Gửi hai lần</b> gửi hai yêu cầu cùng lúc" in vi
+
+
+def test_the_key_field_takes_as_many_characters_as_the_server_allows(client: FlaskClient) -> None:
+    html = page(client, "key-len", EN)
+    found = re.search(r'<textarea id="idempotency-key"[^>]*maxlength="(\d+)"', html)
+    assert found
+    assert int(found.group(1)) == MAX_KEY_LENGTH == 255
