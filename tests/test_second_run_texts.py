@@ -56,3 +56,22 @@ def test_the_key_field_takes_as_many_characters_as_the_server_allows(client: Fla
     found = re.search(r'<textarea id="idempotency-key"[^>]*maxlength="(\d+)"', html)
     assert found
     assert int(found.group(1)) == MAX_KEY_LENGTH == 255
+
+
+def _translated(app: Flask, text: str, language: str) -> str:
+    from flask_babel import force_locale, gettext
+
+    with app.test_request_context(), force_locale(language):
+        return str(gettext(text))
+
+
+def test_lesson_8s_hint_names_the_instance_badge_of_the_timeline(app: Flask) -> None:
+    from demo.lessons import PATH
+
+    hint = next(lesson for lesson in PATH if lesson.name == "multi-instance").hints[0]
+    assert "lanes" not in hint
+    assert "i1 / i2 badge of each request in the Request timeline" in hint
+    vi = _translated(app, hint, "vi")
+    assert "làn" not in vi
+    assert "nhãn i1 / i2 của từng yêu cầu trong Dòng thời gian yêu cầu" in vi
+    assert _translated(app, "Request timeline", "vi") in vi
