@@ -4,6 +4,7 @@ does on a double click, the key field's limit, and the texts of lessons 1, 2, 3,
 from __future__ import annotations
 
 import html as html_lib
+import json
 import re
 
 import pytest
@@ -75,3 +76,18 @@ def test_lesson_8s_hint_names_the_instance_badge_of_the_timeline(app: Flask) -> 
     assert "làn" not in vi
     assert "nhãn i1 / i2 của từng yêu cầu trong Dòng thời gian yêu cầu" in vi
     assert _translated(app, "Request timeline", "vi") in vi
+
+
+def _page_words(html: str) -> str:
+    found = re.search(r'<script type="application/json" id="i18n-strings">(.*?)</script>', html, re.S)
+    assert found
+    words: dict[str, str] = json.loads(found.group(1))
+    return words["next_key_other"]
+
+
+def test_the_other_key_warning_says_where_key_strategy_is(client: FlaskClient) -> None:
+    en = _page_words(page(client, "ks-en", EN))
+    assert "New order brings that back (so does Key strategy, lower in this client column)." in en
+    assert "the key strategy brings" not in en
+    vi = _page_words(page(client, "ks-vi", VI))
+    assert "(Cách tạo key, ở phía dưới cột Client này, cũng vậy)" in vi
