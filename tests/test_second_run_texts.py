@@ -91,3 +91,30 @@ def test_the_other_key_warning_says_where_key_strategy_is(client: FlaskClient) -
     assert "the key strategy brings" not in en
     vi = _page_words(page(client, "ks-vi", VI))
     assert "(Cách tạo key, ở phía dưới cột Client này, cũng vậy)" in vi
+
+
+def test_lesson_10_fixed_says_the_outbox_sent_one_email(app: Flask, client: FlaskClient) -> None:
+    from demo.payments.explain import explain
+    from demo.payments.gateway import summarise
+    from demo.registry import LabRegistry
+
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("l10-fixed")
+    lab.apply_scenario("email-once", fixed=True)
+    assert lab.payments.settings.email == "outbox"
+    body = b'{"order_id": "42", "amount": 100000}'
+    lab.payments.create_charge(["t1:u7:pay:order-42:v1"], body)  # the crash
+    lab.payments.create_charge(["t1:u7:pay:order-42:v1"], body)  # the retry
+    assert len(lab.payments.emails()) == 1
+    said = explain(
+        lab.payments.requests(),
+        summarise(lab.payments.gateway.ledger()),
+        settings=lab.payments.settings,
+        emails=1,
+    )
+    assert said.tone == "charged"
+    assert str(said.headline) == "RECOVERED — ch_0001, charged once, one receipt e-mail"
+    assert str(said.sentences[0]).startswith("The outbox sent one receipt e-mail")
+    vi = page(client, "l10-fixed", VI)
+    assert "ĐÃ KHÔI PHỤC — ch_0001, chỉ trừ tiền một lần, một email biên lai" in vi
+    assert "Outbox đã gửi một email biên lai" in vi
