@@ -118,3 +118,46 @@ def test_lesson_10_fixed_says_the_outbox_sent_one_email(app: Flask, client: Flas
     vi = page(client, "l10-fixed", VI)
     assert "ĐÃ KHÔI PHỤC — ch_0001, chỉ trừ tiền một lần, một email biên lai" in vi
     assert "Outbox đã gửi một email biên lai" in vi
+
+
+def lesson_card(html: str) -> str:
+    found = re.search(r'id="lesson".*?</section>', html, re.S)
+    assert found
+    return found.group(0)
+
+
+def test_lesson_3s_second_case_has_its_own_goal(app: Flask, client: FlaskClient) -> None:
+    from demo.registry import LabRegistry
+
+    registry: LabRegistry = app.extensions["labs"]
+    the_lab = registry.get("l3-second")
+    the_lab.open_lesson("key-reuse")
+    first = lesson_card(page(client, "l3-second", EN))
+    assert "Reuse a key with another amount and get a refusal, not a charge." in first
+    the_lab.apply_scenario("key-reuse", fixed=True)
+    en = lesson_card(page(client, "l3-second", EN))
+    assert "second case" in en
+    assert "Give a new order its own key and see its new amount charge once." in en
+    assert "get a refusal" not in en and "see the server refuse" not in en
+    vi = lesson_card(page(client, "l3-second", VI))
+    assert "Cho một đơn hàng mới key riêng của nó" in vi
+
+
+def test_lesson_1s_badge_says_the_fix_is_the_key(app: Flask, client: FlaskClient) -> None:
+    from demo.registry import LabRegistry
+
+    registry: LabRegistry = app.extensions["labs"]
+    the_lab = registry.get("l1-badge")
+    the_lab.apply_scenario("double-click")
+    en = lesson_card(page(client, "l1-badge", EN))
+    assert '<span class="fix-state off">fix OFF: no key sent</span>' in en
+    assert '<span class="fix-state off">cách sửa: TẮT, không gửi key</span>' in lesson_card(
+        page(client, "l1-badge", VI)
+    )
+    the_lab.apply_scenario("double-click", fixed=True)
+    assert '<span class="fix-state on">fix ON: a stable key</span>' in lesson_card(
+        page(client, "l1-badge", EN)
+    )
+    # Another lesson's badge keeps its plain words.
+    the_lab.apply_scenario("race")
+    assert '<span class="fix-state off">fix OFF</span>' in lesson_card(page(client, "l1-badge", EN))
