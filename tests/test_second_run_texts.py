@@ -161,3 +161,21 @@ def test_lesson_1s_badge_says_the_fix_is_the_key(app: Flask, client: FlaskClient
     # Another lesson's badge keeps its plain words.
     the_lab.apply_scenario("race")
     assert '<span class="fix-state off">fix OFF</span>' in lesson_card(page(client, "l1-badge", EN))
+
+
+def test_a_502_in_the_vietnamese_timeline_is_all_vietnamese(app: Flask, client: FlaskClient) -> None:
+    from demo.registry import LabRegistry
+
+    registry: LabRegistry = app.extensions["labs"]
+    the_lab = registry.get("vi-502")
+    the_lab.payments.update_settings({"fault": "gateway_error"})
+    answer = the_lab.payments.create_charge(
+        ["t1:u7:pay:order-42:v1"], b'{"order_id": "42", "amount": 100000}'
+    )
+    assert answer[0].status == 502
+    html = page(client, "vi-502", VI)
+    found = re.search(r'id="timeline".*?</section>', html, re.S)
+    assert found
+    assert "→ 502 Gateway thanh toán thất bại" in found.group(0)
+    assert "Payment gateway" not in html
+    assert "→ 502 Payment gateway failed" in page(client, "vi-502", EN)
