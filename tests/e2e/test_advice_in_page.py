@@ -99,3 +99,33 @@ def test_a_read_only_replay_offers_no_card_button_that_would_fail(
     expect(page.locator("#lesson")).to_contain_text("these buttons run nothing here")
     page.keyboard.press(".")  # the shortcut does nothing either: still the replay
     expect(page.locator("#page.read-only")).to_be_visible()
+
+
+def test_a_replay_says_its_store_is_not_exported_and_opens_no_scenario(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    url = lab_url(live_server, "replay-store")
+    lab = live_server.lab(url.rsplit("/", 1)[1])
+    body = json.dumps({"order_id": "42", "amount": 100000}).encode()
+    lab.payments.create_charge(["k1"], body)
+    lab.payments.create_charge(["k2"], body)
+    client = live_server.app.test_client()
+    exported = client.get(f"/lab/{lab.id}/history.json").data
+    answer = client.post("/replay", data=exported, content_type="application/json")
+    page.goto(f"{live_server.url}{answer.headers['Location']}")
+    expect(page.locator("#page.read-only")).to_be_visible()
+    expect(page.locator("#ledger tbody tr")).to_have_count(2)
+    store = page.locator("#store")
+    expect(store).to_contain_text("Not part of an exported history")
+    expect(store).not_to_contain_text("no key has been seen yet")
+    # The header's menu would only lead to a 409: both are disabled, the reason in a tooltip.
+    expect(page.locator("#scenario-select")).to_be_disabled()
+    expect(page.locator(".scenario-menu button[type=submit]")).to_be_disabled()
+    expect(page.locator("#scenario-select")).to_have_attribute(
+        "title", "A read-only replay opens no scenario: open one in a lab of your own."
+    )
+    # A fresh lab of one's own keeps both.
+    page.goto(lab_url(live_server, "own"))
+    expect(page.locator("#scenario-select")).to_be_enabled()
+    expect(page.locator(".scenario-menu button[type=submit]")).to_be_enabled()
+    expect(page.locator("#store")).to_contain_text("no key has been seen yet")
