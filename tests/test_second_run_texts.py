@@ -179,3 +179,21 @@ def test_a_502_in_the_vietnamese_timeline_is_all_vietnamese(app: Flask, client: 
     assert "→ 502 Gateway thanh toán thất bại" in found.group(0)
     assert "Payment gateway" not in html
     assert "→ 502 Payment gateway failed" in page(client, "vi-502", EN)
+
+
+def test_a_change_refused_in_a_replay_links_back_to_the_replay(client: FlaskClient) -> None:
+    client.post(
+        "/lab/rb-src/api/charges",
+        data=b'{"order_id": "42", "amount": 100000}',
+        headers={"Idempotency-Key": "k1", "Content-Type": "application/json"},
+    )
+    exported = client.get("/lab/rb-src/history.json").data
+    opened = client.post("/replay", data=exported, content_type="application/json")
+    replay = opened.headers["Location"]
+    for headers, back in ((EN, "Back to the replay"), (VI, "Quay lại bản phát lại")):
+        refused = client.post(f"{replay}?scenario=race", headers={**headers, "Accept": "text/html"})
+        assert refused.status_code == 409
+        html = html_lib.unescape(refused.get_data(as_text=True))
+        assert f'<a href="{replay}">{back}</a>' in html
+    other = client.get("/lab/rb-src/nope", headers={"Accept": "text/html"})
+    assert "Back to the replay" not in other.get_data(as_text=True)
