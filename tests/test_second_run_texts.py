@@ -79,7 +79,9 @@ def test_lesson_8s_hint_names_the_instance_badge_of_the_timeline(app: Flask) -> 
 
 
 def _page_words(html: str) -> str:
-    found = re.search(r'<script type="application/json" id="i18n-strings">(.*?)</script>', html, re.S)
+    found = re.search(
+        r'<script type="application/json" id="i18n-strings">(.*?)</script>', html, re.S
+    )
     assert found
     words: dict[str, str] = json.loads(found.group(1))
     return words["next_key_other"]
@@ -163,7 +165,9 @@ def test_lesson_1s_badge_says_the_fix_is_the_key(app: Flask, client: FlaskClient
     assert '<span class="fix-state off">fix OFF</span>' in lesson_card(page(client, "l1-badge", EN))
 
 
-def test_a_502_in_the_vietnamese_timeline_is_all_vietnamese(app: Flask, client: FlaskClient) -> None:
+def test_a_502_in_the_vietnamese_timeline_is_all_vietnamese(
+    app: Flask, client: FlaskClient
+) -> None:
     from demo.registry import LabRegistry
 
     registry: LabRegistry = app.extensions["labs"]
