@@ -194,10 +194,13 @@ def test_a_change_refused_in_a_replay_links_back_to_the_replay(client: FlaskClie
     exported = client.get("/lab/rb-src/history.json").data
     opened = client.post("/replay", data=exported, content_type="application/json")
     replay = opened.headers["Location"]
-    for headers, back in ((EN, "Back to the replay"), (VI, "Quay lại bản phát lại")):
+    for headers, back in (
+        (EN, "Back to the read-only replay"),
+        (VI, "Quay lại bản phát lại chỉ đọc"),
+    ):
         refused = client.post(f"{replay}?scenario=race", headers={**headers, "Accept": "text/html"})
         assert refused.status_code == 409
         html = html_lib.unescape(refused.get_data(as_text=True))
         assert f'<a href="{replay}">{back}</a>' in html
     other = client.get("/lab/rb-src/nope", headers={"Accept": "text/html"})
-    assert "Back to the replay" not in other.get_data(as_text=True)
+    assert "Back to the read-only replay" not in other.get_data(as_text=True)
