@@ -222,7 +222,10 @@ PATH: tuple[Lesson, ...] = (
         "multi-instance",
         N_("Two instances, each with its own store, both charge; a shared store replays."),
         (
-            N_("The balancer sends Pay to i1 and Retry to i2: look at the lanes' instance."),
+            N_(
+                "The balancer sends Pay to i1 and Retry to i2: look at the i1 / i2 badge of "
+                "each request in the Request timeline."
+            ),
             N_("The fix shares one store between the instances, like Redis."),
         ),
         N_("Idempotency records belong in storage every instance shares."),

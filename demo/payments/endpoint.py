@@ -365,6 +365,7 @@ class ChargeEndpoint:
             entry.charge_id = body.get("id")
         elif outcome != "crashed":
             title, detail = body.get("title"), body.get("detail")
+            title = response.title or title  # untranslated: the page translates it
             entry.problem = shown(title) if isinstance(title, str) else None
             entry.problem_detail = shown(detail) if isinstance(detail, str) else None
         entry.finished = time.perf_counter()

@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..engine.text import N_
+
 
 @dataclass(frozen=True)
 class Scenario:
@@ -39,6 +41,11 @@ class Scenario:
     """A "go further" note shown after the fixed steps, not numbered as a step."""
     fix_link: str = ""
     """The scenario the note leads to, by name: the card links it by its title."""
+    fix_goal: str = ""
+    """The goal once the fix (or a defence's second case) is on, when it is another one."""
+    fix_badges: tuple[str, ...] = ()
+    """The badge's words off and on, when "fix OFF" would read as a server setting failing
+    (lesson 1's fix is the client's key, while the Lock beside it reads ON)."""
     defence: bool = False
     """The point is that the defence works (a refusal, a replayed decline): the card
     frames it as "what protects you", with "the other case" in place of a fix."""
@@ -56,6 +63,17 @@ class Scenario:
         if not changed or self.fix_client or self.fix_script:
             return False
         return all(settings.get(k) == v for k, v in changed.items())
+
+    def goal_for(self, fixed: bool, goal: str) -> str:
+        """The goal the card shows: ``goal`` (the lesson's or the scenario's), or the fixed
+        run's own goal when it has one."""
+        return self.fix_goal if fixed and self.fix_goal else goal
+
+    def badge_for(self, fixed: bool) -> str:
+        """The fix badge's words, with the fix applied or not (untranslated)."""
+        if len(self.fix_badges) == 2:
+            return self.fix_badges[1 if fixed else 0]
+        return N_("fix ON") if fixed else N_("fix OFF")
 
     def steps_for(self, fixed: bool) -> tuple[str, ...]:
         """The steps the card lists, with the fix applied or not."""

@@ -36,6 +36,7 @@ SCENARIOS: dict[str, Scenario] = {
                     "stable key."
                 ),
             ),
+            fix_badges=(N_("fix OFF: no key sent"), N_("fix ON: a stable key")),
         ),
         Scenario(
             "lost-response",
@@ -92,6 +93,7 @@ SCENARIOS: dict[str, Scenario] = {
                 N_("Press New order: a new intent, a new key."),
                 N_("Press Change amount & resend: a different amount, under the new key."),
             ),
+            fix_goal=N_("Give a new order its own key and see its new amount charge once."),
             defence=True,
         ),
         Scenario(

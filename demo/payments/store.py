@@ -13,7 +13,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from ..engine.clock import Clock
@@ -43,6 +43,9 @@ class Response:
     body: bytes
     headers: tuple[tuple[str, str], ...] = ()
     outbox: tuple[str, ...] = ()
+    title: str | None = field(default=None, compare=False)
+    """A problem's title untranslated (its ``N_`` msgid): the request log keeps it so, and
+    the page shows it in the reader's language, not in the language of who sent it."""
 
     def header(self, name: str) -> str | None:
         """The first value of header ``name`` (case-insensitive), or ``None``."""
@@ -52,7 +55,10 @@ class Response:
     def of_problem(cls, problem: Problem, *headers: tuple[str, str]) -> Response:
         """The ``application/problem+json`` response for ``problem``."""
         return cls(
-            problem.status, problem.body(), (("Content-Type", "application/problem+json"), *headers)
+            problem.status,
+            problem.body(),
+            (("Content-Type", "application/problem+json"), *headers),
+            title=problem.title,
         )
 
 

@@ -174,6 +174,12 @@ function startInFlight() {
     pending = Math.max(0, pending - 1);
   });
   document.body.addEventListener("htmx:beforeRequest", chargeSent);
+  // A reset starts the lab afresh: a notice about the lab before it (the "press Shift+X"
+  // tip, a lost answer) no longer holds. A refused reset says so again in its own notice.
+  document.body.addEventListener("htmx:beforeRequest", function (evt) {
+    const elt = evt.detail.elt;
+    if (elt && elt.matches && elt.matches("[data-action='Reset']")) hideNotice();
+  });
   document.body.addEventListener("htmx:afterRequest", chargeAnswered);
 }
 

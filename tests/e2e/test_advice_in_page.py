@@ -23,9 +23,10 @@ def button(page: Page, name: str) -> Any:
 
 
 def test_a_key_the_client_refuses_is_what_the_panel_speaks_of(page: Page, live_server: Any) -> None:
-    """Pay with a 300-character key, then with ``ключ,é…``: the panel still said "The key
-    is 300 characters long" while the client had refused the second key itself. (The
-    first answer is a 400 on purpose, so only script errors count here.)"""
+    """Pay with a key the server refuses, then with ``ключ,é…``: the panel still spoke of
+    the server's refusal while the client had refused the second key itself. (The first
+    answer is a 400 on purpose, so only script errors count here.) The field takes no more
+    than the server's 255 characters, so the server's refusal here is a comma's."""
     script_errors: list[str] = []
     page.on("pageerror", lambda exc: script_errors.append(str(exc)))
     url = lab_url(live_server, "refused")
@@ -33,15 +34,17 @@ def test_a_key_the_client_refuses_is_what_the_panel_speaks_of(page: Page, live_s
     key = page.locator("#idempotency-key")
     explain = page.locator("#explain")
     key.fill("k" * 300)
+    assert len(key.input_value()) == 255  # the field's limit is the server's
+    key.fill("pay,1")
     button(page, "Pay").click()
-    expect(explain).to_contain_text("The key is 300 characters long")
+    expect(explain).to_contain_text("The Idempotency-Key value holds a comma")
     sent = len(live_server.lab(url.rsplit("/", 1)[1]).payments.requests())
     key.fill("ключ,é…")
     button(page, "Pay").click()
     expect(explain.locator(".headline")).to_have_text("NOT SENT — the client refused the key")
     expect(explain).to_contain_text("This key cannot be sent in an HTTP header")
     expect(explain).to_contain_text("Nothing reached the server")
-    expect(explain).not_to_contain_text("300 characters")
+    expect(explain).not_to_contain_text("holds a comma")
     expect(explain.locator(".mode")).to_contain_text("Settings now, for the next request")
     assert len(live_server.lab(url.rsplit("/", 1)[1]).payments.requests()) == sent
     # The next request that goes out is explained by the server again.
@@ -99,3 +102,33 @@ def test_a_read_only_replay_offers_no_card_button_that_would_fail(
     expect(page.locator("#lesson")).to_contain_text("these buttons run nothing here")
     page.keyboard.press(".")  # the shortcut does nothing either: still the replay
     expect(page.locator("#page.read-only")).to_be_visible()
+
+
+def test_a_replay_says_its_store_is_not_exported_and_opens_no_scenario(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    url = lab_url(live_server, "replay-store")
+    lab = live_server.lab(url.rsplit("/", 1)[1])
+    body = json.dumps({"order_id": "42", "amount": 100000}).encode()
+    lab.payments.create_charge(["k1"], body)
+    lab.payments.create_charge(["k2"], body)
+    client = live_server.app.test_client()
+    exported = client.get(f"/lab/{lab.id}/history.json").data
+    answer = client.post("/replay", data=exported, content_type="application/json")
+    page.goto(f"{live_server.url}{answer.headers['Location']}")
+    expect(page.locator("#page.read-only")).to_be_visible()
+    expect(page.locator("#ledger tbody tr")).to_have_count(2)
+    store = page.locator("#store")
+    expect(store).to_contain_text("Not part of an exported history")
+    expect(store).not_to_contain_text("no key has been seen yet")
+    # The header's menu would only lead to a 409: both are disabled, the reason in a tooltip.
+    expect(page.locator("#scenario-select")).to_be_disabled()
+    expect(page.locator(".scenario-menu button[type=submit]")).to_be_disabled()
+    expect(page.locator("#scenario-select")).to_have_attribute(
+        "title", "A read-only replay opens no scenario: open one in a lab of your own."
+    )
+    # A fresh lab of one's own keeps both.
+    page.goto(lab_url(live_server, "own"))
+    expect(page.locator("#scenario-select")).to_be_enabled()
+    expect(page.locator(".scenario-menu button[type=submit]")).to_be_enabled()
+    expect(page.locator("#store")).to_contain_text("no key has been seen yet")

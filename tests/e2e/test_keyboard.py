@@ -147,6 +147,8 @@ def test_reset_needs_shift_x(page: Page, live_server: Any, errors: Any) -> None:
     assert len(lab.payments.gateway.ledger()) == 1
     page.keyboard.press("Shift+X")
     expect(page.locator("#ledger .tally")).to_contain_text("charged 0")
+    # The tip was about the lab before the reset: done, it goes.
+    expect(page.locator("#notice")).to_be_hidden()
 
 
 def test_a_switch_turns_single_key_shortcuts_off_and_it_is_remembered(

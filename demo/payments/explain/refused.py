@@ -17,10 +17,11 @@ def invalid(focus: RequestEntry) -> Explanation:
         "error",
         Text("%(status)s — refused before anything ran", status=focus.status),
         (
-            # The problem's title and detail were translated when its body was built.
+            # The detail was translated when the body was built; the log keeps the title
+            # untranslated (its msgid), so it is translated here, in the reader's language.
             Text(
                 "%(title)s: %(detail)s",
-                title=focus.problem or Text("The request was invalid"),
+                title=Text(focus.problem) if focus.problem else Text("The request was invalid"),
                 detail=focus.problem_detail or Text("see the response body."),
             ),
             N_(

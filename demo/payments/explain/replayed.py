@@ -151,6 +151,23 @@ def recovered(
             ),
             tuple(sentences),
         )
+    if settings.email == "outbox" and 0 < emails <= summary.intended:
+        # The fixed run of the e-mail lesson: its point is the e-mail, so say it first.
+        sentences.insert(
+            0,
+            Text(
+                "The outbox sent one receipt e-mail: the retry saved it with the record, "
+                "and it goes out once per key."
+            ),
+        )
+        return Explanation(
+            "charged",
+            Text(
+                "RECOVERED — %(charge)s, charged once, one receipt e-mail",
+                charge=focus.charge_id,
+            ),
+            tuple(sentences),
+        )
     return Explanation(
         "charged",
         Text("RECOVERED — %(charge)s, charged once", charge=focus.charge_id),
