@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -345,3 +346,16 @@ def test_poll_with_stale_settings_gets_the_settings_form(client: FlaskClient) ->
     html = fresh.get_data(as_text=True)
     assert '<form id="settings"' in html and 'hx-swap-oob="true"' in html
     assert 'id="lock" name="lock" role="switch" checked' not in html
+
+
+def test_the_short_link_keeps_its_choices_for_the_new_lab(client: FlaskClient) -> None:
+    """``/?lesson=slow-motion`` is what a newcomer types: the fresh lab it leads to offers
+    that lesson (a GET still changes nothing), and unknown arguments are not carried."""
+    answer = client.get("/?lesson=slow-motion&present=1&junk=1")
+    assert answer.status_code == 303
+    location = answer.headers["Location"]
+    assert re.search(r"/lab/[A-Za-z0-9_-]{16,}\?", location)
+    assert "lesson=slow-motion" in location and "present=1" in location
+    assert "junk" not in location
+    page = client.get(location).get_data(as_text=True)
+    assert 'id="offer"' in page

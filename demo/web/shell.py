@@ -17,7 +17,7 @@ from ..registry import LabRegistry
 from ..workspace import Workspace
 from . import lab_to_read, lab_to_write
 from .i18n import LANGUAGES
-from .links import check_names, offer
+from .links import LINK_ARGS, check_names, offer
 from .openapi import document
 from .payments.order import KEY_TEMPLATE, order_form
 from .payments.panels import panels_context, poll_s
@@ -27,8 +27,10 @@ bp = Blueprint("shell", __name__)
 
 @bp.get("/")
 def index() -> BaseResponse:
-    """Redirect (303) to a fresh lab with a random, unguessable id."""
-    return redirect(url_for("shell.lab_page", lab_id=LabRegistry.new_id()), 303)
+    """Redirect (303) to a fresh lab with a random, unguessable id; a link's choices
+    (``?lesson=race``, ``?present=1``…) go with it, for the lab page to offer."""
+    choices = {name: request.args[name] for name in LINK_ARGS if name in request.args}
+    return redirect(url_for("shell.lab_page", lab_id=LabRegistry.new_id(), **choices), 303)
 
 
 @bp.get("/openapi.json")

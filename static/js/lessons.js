@@ -70,7 +70,11 @@ export function nextStep() {
     queueNextStep();
     return;
   }
-  if (nextIndex < names.length) {
+  // The page forgets how far the steps went when it reloads: an achieved lesson whose
+  // requests are on the timeline goes on to the next lesson rather than run them again.
+  const resumed = nextIndex === 0 && document.querySelector("#lesson .achieved") &&
+    document.querySelector("#timeline .lane");
+  if (!resumed && nextIndex < names.length) {
     const name = names[nextIndex];
     clickAction(name); // the capturing click listener moves nextIndex on
     if (name === "Pay from two tabs") nextIndex += 1;

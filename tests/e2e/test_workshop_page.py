@@ -325,3 +325,24 @@ def test_a_pasted_link_opens_the_lesson_in_one_click_and_changes_nothing_for_a_b
     page.go_back()
     expect(page).to_have_url(re.compile(rf"/lab/{lab_id}$"))
     expect(page.locator("#offer")).to_have_count(0)
+
+
+def test_next_step_after_a_reload_of_an_achieved_lesson_opens_the_next_one(
+    page: Page, live_server: Any, errors: Any, open_link: Any
+) -> None:
+    """The page forgets how far its steps went when it reloads: once the lesson is
+    achieved and its requests are on the timeline, Space goes on instead of running
+    the lesson's clicks again."""
+    lab_id, url = lab_url(live_server, "reload")
+    open_link(page, f"{url}?lesson=race")
+    button(page, "Double-submit").click()
+    expect(page.locator(".lane")).to_have_count(2, timeout=10_000)
+    from demo.lessons import LESSONS, Progress
+
+    lab = live_server.lab(lab_id)
+    lab.progress["race"] = Progress(met_at={c.id: 0.0 for c in LESSONS["race"].checks})
+    page.reload()
+    expect(achieved(page)).to_be_visible()
+    page.keyboard.press(" ")
+    expect(page.locator("#lesson-title")).to_contain_text("Slow-motion race", timeout=10_000)
+    assert len(lab.payments.requests()) == 0  # the next lesson's fresh lab: nothing re-sent
