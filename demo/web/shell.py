@@ -7,6 +7,8 @@ both the first render and every update (the payment lab's: :mod:`demo.web.paymen
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint, jsonify, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
@@ -29,7 +31,7 @@ bp = Blueprint("shell", __name__)
 def index() -> BaseResponse:
     """Redirect (303) to a fresh lab with a random, unguessable id; a link's choices
     (``?lesson=race``, ``?present=1``…) go with it, for the lab page to offer."""
-    choices = {name: request.args[name] for name in LINK_ARGS if name in request.args}
+    choices: dict[str, Any] = {n: request.args[n] for n in LINK_ARGS if n in request.args}
     return redirect(url_for("shell.lab_page", lab_id=LabRegistry.new_id(), **choices), 303)
 
 
