@@ -23,6 +23,7 @@ from .payments.lab import PaymentsLab
 from .payments.requests import Email, RequestEntry
 from .payments.scenarios import Scenario
 from .payments.settings import Settings
+from .queue.lab import QueueLab
 
 
 class Workspace:
@@ -67,7 +68,15 @@ class Workspace:
             touch=self.changes.touch,
             finished=weakly(self._observe),  # no cycle: a dropped workspace is freed at once
         )
-        self.labs: dict[str, Lab] = {self.payments.name: self.payments}
+        self.queue = QueueLab(
+            clock=self.clock,
+            max_log=max_log,
+            max_paused=max_paused,
+            paused_slots=paused_slots,
+            touch=self.changes.touch,
+            finished=weakly(self._observe),
+        )
+        self.labs: dict[str, Lab] = {self.payments.name: self.payments, self.queue.name: self.queue}
         """Every lab of the workspace by name, in the order the lab switcher shows them."""
         self.lesson: Lesson | None = None
         """The lesson open on the path, if any; its checks run after every request."""
