@@ -21,6 +21,9 @@ from .sequence import diagram
 LANE_ENTRIES = 8
 """Producer sends and work calls shown on the lanes (the timeline keeps more)."""
 
+EARLIER = 4
+"""Calls before the last one that "what just happened" retells, newest first."""
+
 TABLE_ROWS = 8
 """Newest rows shown in each table; the headings count them all."""
 
@@ -61,6 +64,10 @@ def panels_context(lab: Workspace) -> dict[str, Any]:
         "lanes": _lanes(recent, state["settings"]["workers"]),
         "headline": _headline(last),
         "explanation": explain(last) if last is not None and last.action == "work" else [],
+        "earlier": [
+            {"headline": _headline(e), "sentences": explain(e) if e.action == "work" else []}
+            for e in entries[-EARLIER - 1 : -1][::-1]
+        ],
         "code": code_view(last_work.as_dict() if last_work else None),
         "sequence": diagram(entries[-5:]),
         "chart": semantics_chart(state["simulation"]),
