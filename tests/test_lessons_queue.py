@@ -13,7 +13,7 @@ NAMES = [lesson.name for lesson in CHAPTERS["queue"]]
 
 
 def test_one_lesson_per_scenario() -> None:
-    assert NAMES == list(SCENARIOS)
+    assert list(SCENARIOS) == NAMES
     assert all(LESSONS[name].lab == "queue" for name in NAMES)
 
 

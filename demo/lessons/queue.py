@@ -30,8 +30,10 @@ QUEUE_PATH: tuple[Lesson, ...] = (
         "redelivery",
         N_("See a redelivered message send a second e-mail, then see dedup send none."),
         (
-            N_("Run the scenario: the worker crashes before its ack, the clock passes the "
-               "visibility timeout, and the broker delivers the message again."),
+            N_(
+                "Run the scenario: the worker crashes before its ack, the clock passes the "
+                "visibility timeout, and the broker delivers the message again."
+            ),
             N_("Then apply the fix: the dedup table keyed by invoice:42:email."),
         ),  # fmt: skip
         N_("At-least-once means a handler runs more than once: make it idempotent."),
@@ -82,8 +84,10 @@ QUEUE_PATH: tuple[Lesson, ...] = (
         N_("See the crash window send twice despite dedup, and the outbox close it."),
         (
             N_("The crash falls between the e-mail and its dedup record: dedup cannot see it."),
-            N_("The outbox writes the e-mail and the record in one atomic step; provider "
-               "dedup absorbs the relay's own resend."),
+            N_(
+                "The outbox writes the e-mail and the record in one atomic step; provider "
+                "dedup absorbs the relay's own resend."
+            ),
         ),  # fmt: skip
         N_("Dedup covers a crash after the record; the outbox covers the one before it."),
         Check("window", N_("Dedup on, a crash after the e-mail: sent twice"), crash_window),

@@ -100,15 +100,10 @@ def crash_redelivered(ev: Evidence) -> bool:
 
 def crash_window(ev: Evidence) -> bool:
     """Dedup on, no outbox: a crash after the side effect, and a key sent twice."""
-    return (
-        any(
-            e.crashed_at == "after_effect"
-            and e.settings.get("dedup")
-            and not e.settings.get("outbox")
-            for e in ev.work()
-        )
-        and sent_twice(ev)
-    )
+    return any(
+        e.crashed_at == "after_effect" and e.settings.get("dedup") and not e.settings.get("outbox")
+        for e in ev.work()
+    ) and sent_twice(ev)
 
 
 def relay_crash_absorbed(ev: Evidence) -> bool:
@@ -126,7 +121,7 @@ def simulated(ev: Evidence, mode: str, *, duplicates: bool) -> bool:
     sim = ev.simulation
     if sim is None or sim["mode"] != mode or sim["lost"] != 0:
         return False
-    return (sim["duplicate_effects"] > 0) == duplicates
+    return bool(sim["duplicate_effects"] > 0) == duplicates
 
 
 POISON_RECEIVES = 4
@@ -135,9 +130,7 @@ POISON_RECEIVES = 4
 
 def poison_retried(ev: Evidence) -> bool:
     """The handler failed on one job at its fourth delivery or later: no cap stopped it."""
-    return any(
-        e.error is not None and (e.receive_count or 0) >= POISON_RECEIVES for e in ev.work()
-    )
+    return any(e.error is not None and (e.receive_count or 0) >= POISON_RECEIVES for e in ev.work())
 
 
 def dead_lettered(ev: Evidence) -> bool:

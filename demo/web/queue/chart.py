@@ -80,7 +80,5 @@ def _points(seed: int) -> dict[str, dict[str, list[float]]]:
             simulate(mode=mode, messages=POINT_MESSAGES, loss=loss, ack_loss=loss, seed=seed)
             for loss in LOSSES
         ]
-        out[mode] = {
-            m: [getattr(r, m) / POINT_MESSAGES for r in runs] for m in MEASURES
-        }
+        out[mode] = {m: [getattr(r, m) / POINT_MESSAGES for r in runs] for m in MEASURES}
     return out

@@ -58,7 +58,7 @@ def code_view(entry: dict[str, Any] | None) -> dict[str, Any]:
         "lines": consumer_lines(),
         "passed": set(traced),
         "at": traced[-1] if traced else None,
-        "crashed": bool(entry and entry["crashed_at"] and entry["crashed_at"] != "relay_after_send"),
+        "crashed": bool(entry and entry["crashed_at"] not in (None, "relay_after_send")),
         "worker": entry["worker"] if entry else None,
         "message_id": entry["message_id"] if entry else None,
         "running": bool(entry and entry["outcome"] is None),

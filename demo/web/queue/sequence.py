@@ -92,7 +92,8 @@ def _step(e: dict[str, Any], name: str, d: dict[str, Any]) -> list[Move]:
     if name == "side effect" and d.get("via") == "outbox":
         return [("worker", "worker", N_("outbox row + dedup record"), "effect", False)]
     if name == "side effect":
-        return [("worker", "mailbox", Text("send e-mail %(id)s", id=d.get("email")), "effect", False)]
+        label = Text("send e-mail %(id)s", id=d.get("email"))
+        return [("worker", "mailbox", label, "effect", False)]
     if name == "record" and d.get("dedup") and not d.get("with_outbox"):
         return [("worker", "worker", N_("record: key completed"), "quiet", False)]
     if name == "ack":
@@ -104,7 +105,8 @@ def _step(e: dict[str, Any], name: str, d: dict[str, Any]) -> list[Move]:
         label = Text("relay: send %(row)s → %(id)s", row=d.get("row"), id=d.get("email"))
         return [("worker", "mailbox", label, "effect", False)]
     if name == "crash":
-        return [("worker", "worker", Text("crash after %(step)s", step=d.get("after")), "bad", False)]
+        label = Text("crash after %(step)s", step=d.get("after"))
+        return [("worker", "worker", label, "bad", False)]
     if name == "handler error":
         return [("worker", "worker", N_("handler error: no ack"), "bad", False)]
     return []

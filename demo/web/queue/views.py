@@ -15,8 +15,8 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from ...engine.problems import Problem
 from ...engine.text import N_, Text
-from ...queue.scenarios import NEXT_JOB, POISON_JOB, SCENARIOS
 from ...queue.jobs import EXAMPLE
+from ...queue.scenarios import NEXT_JOB, POISON_JOB, SCENARIOS
 from ...queue.settings import Settings
 from ...workspace import Workspace
 from .. import is_htmx, lab_to_read, lab_to_write
@@ -196,7 +196,5 @@ def _bad_choice(name: str, choices: dict[str, Any]) -> Problem:
         422,
         "invalid-job",
         N_("Invalid job"),
-        Text(
-            "%(name)s must be one of %(choices)s.", name=name, choices=", ".join(choices)
-        ),
+        Text("%(name)s must be one of %(choices)s.", name=name, choices=", ".join(choices)),
     )
