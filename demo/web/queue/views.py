@@ -195,6 +195,6 @@ def _bad_choice(name: str, choices: dict[str, Any]) -> Problem:
     return Problem(
         422,
         "invalid-job",
-        N_("Invalid job"),
+        N_("Unknown job choice"),
         Text("%(name)s must be one of %(choices)s.", name=name, choices=", ".join(choices)),
     )
