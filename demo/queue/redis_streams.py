@@ -260,9 +260,16 @@ def _job(fields: dict[str, str]) -> Job:
 
 
 def redis_brokers(
-    client: redis.Redis, workspace_id: str, *, base: str = "idem-demo:"
+    client: redis.Redis,
+    workspace_id: str,
+    *,
+    base: str = "idem-demo:",
+    ttl_s: int = KEY_TTL_S,
 ) -> Callable[[], RedisStreamsBroker]:
     """The ``make_broker`` of one workspace's queue lab: each call (the start, and every
-    reset) a broker under a fresh prefix ``<base><workspace>:<n>:``."""
+    reset) a broker under a fresh prefix ``<base><workspace>:<n>:``, whose keys expire
+    ``ttl_s`` after their last write."""
     generation = iter(range(1, 2**62))
-    return lambda: RedisStreamsBroker(client, f"{base}{workspace_id}:{next(generation)}:")
+    return lambda: RedisStreamsBroker(
+        client, f"{base}{workspace_id}:{next(generation)}:", ttl_s=ttl_s
+    )
