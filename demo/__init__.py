@@ -107,6 +107,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from . import web
     from .web import assets, errors, filters, headers, i18n, nav, shell, workshop
     from .web.payments import api, views
+    from .web.queue import api as queue_api
 
     i18n.init(app)
     assets.init(app)
@@ -118,6 +119,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(shell.bp)
     app.register_blueprint(views.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(queue_api.bp)
     app.register_blueprint(workshop.bp)
     app.wsgi_app = headers.strip_field_values(app.wsgi_app)  # type: ignore[method-assign,assignment]
     return app
