@@ -85,6 +85,11 @@ def _crashed(entry: WorkEntry) -> str | Text:
             "it comes back after the visibility timeout, then goes to the dead-letter queue.",
             error=entry.error, n=entry.receive_count, max=s.get("max_attempts"),
         )  # fmt: skip
+    if s.get("delivery") == "at_most_once":
+        return N_(
+            "The worker crashed after the e-mail left. The broker had acked the message on "
+            "receive, so no redelivery comes: this time nothing was lost."
+        )  # fmt: skip
     if entry.crashed_at == "after_receive":
         return Text(
             "The worker crashed right after receiving, before doing anything. The message "

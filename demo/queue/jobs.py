@@ -52,7 +52,8 @@ def parse_job(body: object) -> Job:
 
     :param body: the decoded JSON body: an object with ``id`` and ``idempotency_key``
         (strings of 1-255 visible ASCII characters) and ``payload`` (a JSON object of at
-        most 2,048 bytes as canonical JSON; ``{}`` when absent). No other member.
+        most 2,048 bytes as canonical JSON, whole numbers written as integers: ``42``, not
+        ``42.0``; ``{}`` when absent). No other member.
     :raises Problem: 422 ``invalid-job`` naming every bad member; nothing is enqueued.
     """
     if not isinstance(body, Mapping):
@@ -69,6 +70,9 @@ def parse_job(body: object) -> Job:
     payload_json = ""
     if not isinstance(payload, Mapping):
         errors["payload"] = N_("must be a JSON object")
+    elif _integral_float(payload):
+        # 42 and 42.0 would be two payloads for one job: one rule, as for every number.
+        errors["payload"] = N_("must write whole numbers as JSON integers (42, not 42.0)")
     else:
         try:
             payload_json = canonical_json(payload).decode()
@@ -82,6 +86,16 @@ def parse_job(body: object) -> Job:
     if errors:
         raise _invalid(errors)
     return Job(str(body["id"]), str(body["idempotency_key"]), payload_json)
+
+
+def _integral_float(value: object) -> bool:
+    if isinstance(value, float):
+        return value.is_integer()
+    if isinstance(value, Mapping):
+        return any(_integral_float(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_integral_float(v) for v in value)
+    return False
 
 
 def _invalid(errors: dict[str, str | Text]) -> Problem:

@@ -82,7 +82,9 @@ def run_work(host: Host, world: World, worker: str, settings: Settings) -> WorkE
     except WorkerCrash as crash:
         entry.mark("crash", after=crash.step)
         entry.crashed_at = _POINT_AT[crash.step]
-        entry.outcome = "lost" if lost_if_failed else "crashed"
+        # Acked on receive and died before the side effect: the job is gone for good.
+        gone = lost_if_failed and entry.step("side effect") is None
+        entry.outcome = "lost" if gone else "crashed"
     except UnprocessableJob as failed:
         entry.error = str(failed)
         entry.mark("handler error", error=entry.error)

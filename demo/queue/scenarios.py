@@ -83,7 +83,7 @@ SCENARIOS: dict[str, Scenario] = {
             title=N_("The producer enqueues the same job twice"),
             story=N_(
                 "The producer never saw the broker's answer and sends the job again: two "
-                "messages, one job id. Two workers' worth of work for one e-mail."
+                "messages, one job id."
             ),
             settings={},
             fix={"dedup": True},
@@ -147,7 +147,7 @@ SCENARIOS: dict[str, Scenario] = {
             name="delivery-semantics",
             title=N_('Delivery semantics: what "exactly-once" is'),
             story=N_(
-                "10,000 messages over a link that loses 20% of messages and 20% of acks, "
+                "10,000 messages over a link that loses one message in five and one ack in five, "
                 "at-least-once: nothing is lost, and every lost ack repeats a side effect."
             ),
             settings={},

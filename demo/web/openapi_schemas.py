@@ -32,6 +32,7 @@ from ..payments.charges import (
 )
 from ..payments.scenarios import SCENARIOS
 from ..payments.settings import CHOICES, RANGES, Settings
+from . import openapi_queue
 
 INTEGER_RULE = (
     "A JSON integer: a number written with a fraction or an exponent (24.0, 2.4e1) is "
@@ -270,6 +271,11 @@ def state() -> dict[str, Any]:
     }
 
 
+def labs() -> dict[str, Any]:
+    """The paths of the other labs' APIs (each lab's own module builds them)."""
+    return openapi_queue.paths()
+
+
 def schemas() -> dict[str, Any]:
     """``components.schemas``."""
     return {
@@ -281,4 +287,5 @@ def schemas() -> dict[str, Any]:
         "ClockRequest": clock_request(),
         "StepRequest": step_request(),
         "History": history_outline(),
+        **openapi_queue.schemas(),
     }
