@@ -182,3 +182,24 @@ def test_the_page_in_vietnamese_leaves_nothing_untranslated(app: Flask) -> None:
     page = marking.get("/lab/q-vi/queue", headers={"Accept-Language": "vi"}).text
     assert MISSING not in page
     assert "Lab hàng đợi" in page
+
+
+def test_the_payment_page_with_a_queue_lesson_open_or_achieved(
+    client: FlaskClient, lab_of: Any
+) -> None:
+    # A queue lesson open: the payment page shows its own path, with no lesson open.
+    assert client.post("/lab/q-pay?lesson=redelivery").headers["Location"].endswith("/queue")
+    page = client.get("/lab/q-pay")
+    assert page.status_code == 200
+    assert 'id="lesson"' not in page.text
+    # Six queue lessons achieved count for the queue's strip, not the payment lab's ten.
+    ws = lab_of("q-pay")
+    for name in ("redelivery", "duplicate-job", "at-most-once", "outbox",
+                 "delivery-semantics", "poison-message"):  # fmt: skip
+        ws.open_lesson(name)
+        ws.queue.play(name)
+        ws.queue.play(name, fixed=True)
+    assert len(ws.achieved()) == 6
+    page = client.get("/lab/q-pay").text
+    assert "0 of 10 achieved" in page
+    assert "6 of 6 achieved" in client.get("/lab/q-pay/queue").text
