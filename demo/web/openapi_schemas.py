@@ -32,7 +32,7 @@ from ..payments.charges import (
 )
 from ..payments.scenarios import SCENARIOS
 from ..payments.settings import CHOICES, RANGES, Settings
-from . import openapi_queue
+from . import openapi_queue, openapi_queue_page
 
 INTEGER_RULE = (
     "A JSON integer: a number written with a fraction or an exponent (24.0, 2.4e1) is "
@@ -273,7 +273,7 @@ def state() -> dict[str, Any]:
 
 def labs() -> dict[str, Any]:
     """The paths of the other labs' APIs (each lab's own module builds them)."""
-    return openapi_queue.paths()
+    return {**openapi_queue.paths(), **openapi_queue_page.paths()}
 
 
 def schemas() -> dict[str, Any]:

@@ -8,6 +8,7 @@ script gets 303 back to the page). A GET never creates or changes a lab; bad inp
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request
@@ -61,7 +62,7 @@ def panels(lab_id: str) -> BaseResponse:
 def enqueue(lab_id: str) -> BaseResponse:
     """The producer enqueues one job (form field ``job``: ``42``, ``43`` or ``poison``).
 
-    :raises Problem: 422 ``invalid-job`` for another choice; 503 ``queue-full``.
+    :raises Problem: 422 ``invalid-choice`` for another choice; 503 ``queue-full``.
     """
     lab = lab_to_write(lab_id)
     job = JOBS.get(request.form.get("job", "42"))
@@ -86,7 +87,10 @@ def work(lab_id: str) -> BaseResponse:
     :raises Problem: 429 ``workers-busy``; 503 ``broker-unavailable``.
     """
     lab = lab_to_write(lab_id)
-    if request.form.get("every") == "1":
+    every = request.form.get("every")
+    if every not in (None, "1"):
+        raise _bad_choice("every", {"1": None})
+    if every == "1":
         lab.queue.work_all()
     else:
         lab.queue.work()
@@ -101,20 +105,28 @@ def advance_clock(lab_id: str) -> BaseResponse:
     :raises Problem: 422 unless 1 <= ``advance_s`` <= 30 days.
     """
     lab = lab_to_write(lab_id)
-    raw = request.form.get("advance_s", "")
-    lab.advance(int(raw) if raw.isdigit() else raw)
+    lab.advance(_number(request.form.get("advance_s", ""), int))
     return _answer(lab)
 
 
 @bp.post("/lab/<lab_id>/queue/settings")
 def update_settings(lab_id: str) -> BaseResponse:
-    """Change one setting: form field ``setting`` names it, the field of that name holds
-    the value (a checkbox sends ``on`` when checked and nothing when not).
+    """Change one setting of :data:`PAGE_SETTINGS`: form field ``setting`` names it, the
+    field of that name holds the value (a checkbox sends ``on`` when checked and nothing
+    when not; a number is written in plain digits).
 
-    :raises Problem: 422 ``invalid-settings`` (the core's rules); nothing changes then.
+    :raises Problem: 422 ``invalid-settings`` (the core's rules, and step mode, which this
+        page has no buttons for); nothing changes then.
     """
     lab = lab_to_write(lab_id)
     name = request.form.get("setting", "")
+    if name not in PAGE_SETTINGS:
+        raise Problem(
+            422,
+            "invalid-settings",
+            N_("Invalid settings"),
+            Text("The page changes these settings: %(names)s.", names=", ".join(PAGE_SETTINGS)),
+        )
     lab.queue.update_settings({name: _setting_value(name, request.form.get(name))})
     return _answer(lab)
 
@@ -130,7 +142,8 @@ def simulate(lab_id: str) -> BaseResponse:
     form = request.form
     body: dict[str, Any] = {"mode": form.get("mode", "")}
     for name, kind in (("messages", int), ("loss", float), ("ack_loss", float), ("seed", int)):
-        body[name] = _number(form.get(name, ""), kind)
+        if name in form or name == "messages":  # loss, ack_loss and seed default to 0
+            body[name] = _number(form.get(name, ""), kind)
     lab.queue.simulate(body)
     return _answer(lab)
 
@@ -143,7 +156,10 @@ def run_scenario(lab_id: str) -> BaseResponse:
     :raises Problem: 404 ``unknown-scenario``.
     """
     lab = lab_to_write(lab_id)
-    name, fixed = request.form.get("scenario", ""), request.form.get("fixed") == "1"
+    name, flag = request.form.get("scenario", ""), request.form.get("fixed", "0")
+    if flag not in ("0", "1"):
+        raise _bad_choice("fixed", {"0": None, "1": None})
+    fixed = flag == "1"
     lab.apply_scenario(name, fixed=fixed, lab="queue")  # the clock back to now, too
     lab.queue.play(name, fixed=fixed)
     return _answer(lab)
@@ -172,29 +188,39 @@ def _panels(lab: Workspace) -> Response:
     return response
 
 
+PAGE_SETTINGS = (
+    "delivery", "crash_at", "visibility_timeout_s", "max_attempts", "workers",
+    "dedup", "outbox", "provider_dedup",
+)  # fmt: skip
+"""The settings the page's controls change (step mode has no Step buttons here)."""
+
+_INTEGER = re.compile(r"0|[1-9][0-9]{0,17}")
+_DECIMAL = re.compile(r"(0|[1-9][0-9]{0,6})(\.[0-9]{1,6})?")
+
+
 def _setting_value(name: str, raw: str | None) -> object:
-    """A form value as the setting's type: a checkbox is on when sent, a number field an
-    int; anything else as sent, so the core's rules refuse it by name."""
-    default = Settings.__dataclass_fields__.get(name)
-    if default is not None and isinstance(getattr(Settings(), name), bool):
-        return raw is not None
-    if default is not None and isinstance(getattr(Settings(), name), int):
+    """A form value as the setting's type: a checkbox is on when it sends ``on`` and off
+    when it sends nothing, a number is plain digits; anything else goes on as sent, so
+    the core's rules refuse it by name."""
+    default = getattr(Settings(), name)
+    if isinstance(default, bool):
+        return {None: False, "on": True}.get(raw, raw)
+    if isinstance(default, int):
         return _number(raw or "", int)
     return raw
 
 
 def _number(raw: str, kind: type[int] | type[float]) -> object:
-    """``raw`` as ``kind`` when it reads as one, else ``raw`` (the core refuses it)."""
-    try:
-        return kind(raw)
-    except ValueError:
-        return raw
+    """``raw`` as ``kind`` when written plainly (digits, and for a decimal at most six
+    after the point), else ``raw`` itself, which the core's rules then refuse (422)."""
+    rule = _INTEGER if kind is int else _DECIMAL
+    return kind(raw) if rule.fullmatch(raw) else raw
 
 
 def _bad_choice(name: str, choices: dict[str, Any]) -> Problem:
     return Problem(
         422,
-        "invalid-job",
-        N_("Unknown job choice"),
+        "invalid-choice",
+        N_("Unknown choice"),
         Text("%(name)s must be one of %(choices)s.", name=name, choices=", ".join(choices)),
     )
