@@ -108,6 +108,13 @@ def test_a_checkbox_setting_is_on_when_sent_and_off_when_not(
         ("clock", {"advance_s": "-5"}, 422),
         ("clock", {"advance_s": "abc"}, 422),
         ("run", {"scenario": "exactly-once"}, 404),
+        ("run", {"scenario": "redelivery", "fixed": "yes"}, 422),
+        ("work", {"every": "2"}, 422),
+        ("settings", {"setting": "step_mode", "step_mode": "on"}, 422),  # no Step buttons here
+        ("settings", {"setting": "dedup", "dedup": "yes"}, 422),
+        ("settings", {"setting": "workers", "workers": "02"}, 422),
+        ("clock", {"advance_s": "31.0"}, 422),
+        ("simulate", {"mode": "idempotent", "messages": "10", "loss": "1e-1"}, 422),
     ],
 )
 def test_bad_input_is_a_problem_and_changes_nothing(
