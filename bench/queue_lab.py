@@ -49,7 +49,7 @@ def simulator_rows(runs: int) -> list[tuple[str, str]]:
             rows.append((
                 f"Simulator, {mode}, 100,000 messages, loss = ack_loss = {loss} "
                 f"(median of {runs})",
-                f"{took * 1000:.0f} ms, {100_000 / took:,.0f} messages/s "
+                f"{took * 1e6:,.0f} µs, {100_000 / took:,.0f} messages/s "
                 f"({result.sent:,} sends, {result.duplicate_effects:,} duplicate effects)",
             ))  # fmt: skip
     return rows
