@@ -73,6 +73,15 @@ def paths() -> dict[str, Any]:
                         description="A crash is an answer (200, outcome `crashed` or `lost`): "
                         "the lab survives it and the message stays unacked. Any body is ignored."),
         },
+        f"{base}/step": {
+            "parameters": [LAB_ID],
+            "post": _op("Step mode: step a paused work call, or run it (or all) to the end",
+                        {"200": _json({"type": "object", "required": ["paused"],
+                                       "properties": {"paused": {"type": "array"}}},
+                                      "The work calls still paused"),
+                         **bad_body, "409": PROBLEM},
+                        requestBody=_body({"$ref": "#/components/schemas/StepRequest"})),
+        },
         f"{base}/simulate": {
             "parameters": [LAB_ID],
             "post": _op("The delivery-semantics simulator (deterministic for a seed)",
