@@ -93,10 +93,11 @@ def test_the_model_on_the_memory_broker() -> None:
     )
 
 
-def test_the_model_on_redis(make_broker: Any) -> None:
-    if make_broker is MemoryBroker:
-        return  # the memory run above has more examples
-    machine = type("RedisQueueMachine", (QueueMachine,), {"make_broker": staticmethod(make_broker)})
+def test_the_model_on_redis(redis_url: str) -> None:
+    from demo.queue.redis_streams import connect, redis_brokers
+
+    brokers = redis_brokers(connect(redis_url, timeout_s=10), "model", base="idem-test:model:")
+    machine = type("RedisQueueMachine", (QueueMachine,), {"make_broker": staticmethod(brokers)})
     run_state_machine_as_test(
         machine,
         settings=settings(
