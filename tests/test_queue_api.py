@@ -119,8 +119,8 @@ def test_a_get_changes_nothing(client: FlaskClient, app: Any) -> None:
 
 def test_every_operation_is_in_the_openapi_document() -> None:
     paths = {p for p in DOC["paths"] if "/queue/api/" in p}
-    assert paths == {f"/lab/{{lab_id}}/queue/api/{name}"
-                     for name in ("state", "settings", "jobs", "work", "simulate")}  # fmt: skip
+    names = ("state", "settings", "jobs", "work", "simulate", "step")
+    assert paths == {f"/lab/{{lab_id}}/queue/api/{name}" for name in names}
     assert DOC["paths"]["/lab/{lab_id}/queue/api/jobs"]["post"]["responses"]["201"]
 
 
@@ -152,3 +152,30 @@ def test_the_queue_lab_on_redis(redis_url: str) -> None:
     assert all("-" in m["message_id"] for m in state["messages"])  # Redis stream ids
     client.post("/lab/q/api/reset")
     assert client.get(f"{API}/state").get_json()["messages"] == []
+
+
+def test_step_mode_over_http(client: FlaskClient, lab_of: Any) -> None:
+    import threading
+
+    client.patch(f"{API}/settings", json={"step_mode": True})
+    client.post(f"{API}/jobs", json=dict(EXAMPLE))
+    answers: list[Any] = []
+    worker = threading.Thread(target=lambda: answers.append(client.post(f"{API}/work")))
+    worker.start()
+    try:
+        lab = lab_of("q").queue
+        for _ in range(2000):  # until the work call stands at its first step
+            if lab.stepper.paused() and lab.stepper.paused()[0]["waiting"]:
+                break
+            threading.Event().wait(0.005)
+        paused = client.get(f"{API}/state").get_json()["paused"]
+        assert [(p["step"], p["label"]) for p in paused] == [("receive", "A")]
+        stepped = client.post(f"{API}/step", json={"request": paused[0]["request"]})
+        assert stepped.status_code == 200
+        assert stepped.get_json()["paused"][0]["step"] == "side effect"
+        assert client.post(f"{API}/step", json={"request": 99}).status_code == 404
+        assert client.post(f"{API}/step", json={"go": 1}).status_code == 422
+    finally:
+        client.post(f"{API}/step", json={"release_all": True})
+        worker.join()
+    assert answers[0].get_json()["outcome"] == "processed"

@@ -16,7 +16,7 @@ Modules:
   rows, one atomic step), ``mailbox.py`` (the e-mails: the side effect), ``settings.py``,
   ``simulator.py`` (delivery semantics), ``scenarios.py`` (the six scenarios as data),
   ``explain.py`` ("what just happened"), ``entries.py`` (timeline entries, step points),
-  ``reading.py`` (``state()``), ``lab.py``.
+  ``reading.py`` (``state()``), ``workers.py`` (the 1-3 workers), ``lab.py``.
 
 :class:`~.lab.QueueLab` (``name = "queue"``), the public methods:
 

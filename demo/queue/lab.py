@@ -27,9 +27,7 @@ from .runner import World, run_work
 from .scenarios import SCENARIOS, Scenario
 from .settings import Settings
 from .simulator import Simulation, parse_simulation, simulate
-
-WORKER_WAIT_S = 5.0
-"""How long a work call waits for a free worker (outside step mode) before 429."""
+from .workers import Workers, all_at_once
 
 
 class QueueLab:
@@ -73,8 +71,7 @@ class QueueLab:
         self.fixed = False
         self.simulation: Simulation | None = None
         self.last_job: Job | None = None
-        self._busy: set[str] = set()
-        self._free = threading.Condition(threading.RLock())
+        self.workers = Workers()
         self._guard = threading.RLock()
         self.world = self._new_world(self._make_broker())
 
@@ -129,11 +126,11 @@ class QueueLab:
         if settings.step_mode:
             self.stepper.take_slot()
         try:
-            worker = self._take_worker(settings)
+            worker = self.workers.take(settings.workers, wait=not settings.step_mode)
             try:
                 entry = run_work(self, self.world, worker, settings)
             finally:
-                self._give_worker(worker)
+                self.workers.give(worker)
         finally:
             if settings.step_mode:
                 self.stepper.give_slot()
@@ -143,53 +140,12 @@ class QueueLab:
     def work_all(self) -> list[WorkEntry]:
         """Every worker (``settings.workers``) takes a message at the same moment, each on
         its own thread; returns their entries, in timeline order."""
-        count = self.settings.workers
-        start, done = threading.Barrier(count), []
-        errors: list[Problem] = []
-
-        def one() -> None:
-            start.wait()
-            try:
-                done.append(self.work())
-            except Problem as problem:
-                errors.append(problem)
-
-        threads = [threading.Thread(target=one, daemon=True) for _ in range(count)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        if errors and not done:
-            raise errors[0]
+        done = all_at_once(self.settings.workers, self.work)
         return sorted(done, key=lambda e: e.id)
-
-    def _take_worker(self, settings: Settings) -> str:
-        deadline = time.monotonic() + (0 if settings.step_mode else WORKER_WAIT_S)
-        with self._free:
-            while True:
-                free = [f"worker-{n}" for n in range(1, settings.workers + 1)
-                        if f"worker-{n}" not in self._busy]  # fmt: skip
-                if free:
-                    self._busy.add(free[0])
-                    return free[0]
-                left = deadline - time.monotonic()
-                if left <= 0 or not self._free.wait(left):
-                    raise Problem(
-                        429, "workers-busy", N_("All workers busy"),
-                        Text("All %(count)s workers are busy. Step or release them, or add a "
-                             "worker, then work again.", count=settings.workers),
-                        retry_after_s=1,
-                    )  # fmt: skip
-
-    def _give_worker(self, worker: str) -> None:
-        with self._free:
-            self._busy.discard(worker)
-            self._free.notify_all()
 
     def busy_workers(self) -> list[str]:
         """The workers running a work call now."""
-        with self._free:
-            return sorted(self._busy)
+        return self.workers.busy()
 
     def claim_crash(self, point: str, world: World) -> bool:
         """Fire the armed crash at ``point`` once (then ``crash_at`` is ``"none"``); a call

@@ -11,9 +11,11 @@
   ``NOACK`` under at-most-once);
 - ack: ``XACK``; the entry stays in the stream, listed as ``acked``.
 
-The receive time of each delivered message (lab clock) and its receive count live in a
-hash beside the stream. Every key is under a per-workspace prefix, deleted on reset,
-and set to expire ``ttl_s`` after the last write, so an abandoned workspace's keys go.
+Beside the stream: a hash with each delivered message's state and receive count, and a
+sorted set of the in-flight ones scored by the lab-clock time they become visible, so a
+receive looks only at those whose timeout has passed. Every key is under a
+per-workspace prefix, deleted on reset, and set to expire ``ttl_s`` after the last
+write, so an abandoned workspace's keys go.
 A Redis that does not answer raises 503 ``broker-unavailable``, never a 500.
 """
 
@@ -77,13 +79,14 @@ class RedisStreamsBroker:
     ) -> None:
         self._r = client
         self.stream, self.meta, self.dead = prefix + "stream", prefix + "meta", prefix + "dlq"
+        self.hidden = prefix + "hidden"
         self._max, self._ttl_s = max_messages, ttl_s
         self._guard = threading.Lock()  # one receive at a time: a claim is decided then made
         self._group_ready = False
 
-    def redis_keys(self) -> tuple[str, str, str]:
+    def redis_keys(self) -> tuple[str, str, str, str]:
         """Every key this broker writes."""
-        return self.stream, self.meta, self.dead
+        return self.stream, self.meta, self.dead, self.hidden
 
     @_answering
     def publish(self, job: Job) -> str:
@@ -93,9 +96,10 @@ class RedisStreamsBroker:
             if self._r.xlen(self.stream) >= self._max:
                 self._make_room()
             fields = {"job_id": job.id, "key": job.idempotency_key, "payload": job.payload_json}
-            message_id = str(self._r.xadd(self.stream, fields, maxlen=self._max))  # type: ignore[arg-type]
-            self._expire()
-            return message_id
+            pipe = self._r.pipeline()
+            pipe.xadd(self.stream, fields, maxlen=self._max)  # type: ignore[arg-type]
+            self._expire(pipe)
+            return str(pipe.execute()[0])
 
     @_answering
     def receive(
@@ -111,33 +115,40 @@ class RedisStreamsBroker:
         with self._guard:
             self._ensure_group()
             dead: list[str] = []
-            delivery = self._redeliver(now, visibility_timeout_s, max_attempts, consumer, dead)
+            delivery = self._redeliver(now, max_attempts, consumer, dead)
             if delivery is None:
                 delivery = self._read_new(consumer, ack_on_receive)
             if delivery is not None:
-                state = "acked" if ack_on_receive else "in_flight"
-                if ack_on_receive and delivery.receive_count > 1:
-                    self._r.xack(self.stream, GROUP, delivery.message_id)
-                self._note(delivery.message_id, state, delivery.receive_count,
-                           None if ack_on_receive else now + visibility_timeout_s)  # fmt: skip
-            self._expire()
+                pipe = self._r.pipeline()
+                if ack_on_receive:
+                    if delivery.receive_count > 1:  # claimed from the pending list
+                        pipe.xack(self.stream, GROUP, delivery.message_id)
+                    pipe.zrem(self.hidden, delivery.message_id)
+                    self._note(pipe, delivery.message_id, "acked", delivery.receive_count, None)
+                else:
+                    visible_at = now + visibility_timeout_s
+                    pipe.zadd(self.hidden, {delivery.message_id: visible_at})
+                    self._note(pipe, delivery.message_id, "in_flight", delivery.receive_count,
+                               visible_at)  # fmt: skip
+                self._expire(pipe)
+                pipe.execute()
             return Received(delivery, tuple(dead))
 
     def _redeliver(
-        self, now: float, timeout_s: int, max_attempts: int, consumer: str, dead: list[str]
+        self, now: float, max_attempts: int, consumer: str, dead: list[str]
     ) -> Delivery | None:
-        """Claim the oldest pending entry whose timeout has passed on the lab clock;
-        dead-letter the ones that have had their ``max_attempts`` receives."""
-        pending: list[dict[str, Any]] = self._r.xpending_range(
-            self.stream, GROUP, min="-", max="+", count=self._max
-        )
-        notes = self._notes()
-        for entry in pending:
-            message_id = str(entry["message_id"])
-            note = notes.get(message_id)
-            if note is None or note["v"] is None or note["v"] > now:
-                continue  # still hidden (or not ours to judge)
-            count = int(entry["times_delivered"])
+        """Claim the oldest in-flight entry whose timeout has passed on the lab clock
+        (``P:hidden`` scores each by the time it becomes visible); dead-letter the ones
+        already delivered ``max_attempts`` times (their delivery count, from XPENDING)."""
+        expired: list[str] = self._r.zrangebyscore(self.hidden, "-inf", now)  # type: ignore[assignment]
+        for message_id in sorted(expired, key=_stream_order):
+            pending: list[dict[str, Any]] = self._r.xpending_range(
+                self.stream, GROUP, min=message_id, max=message_id, count=1
+            )
+            if not pending:  # acked or trimmed meanwhile: nothing to redeliver
+                self._r.zrem(self.hidden, message_id)
+                continue
+            count = int(pending[0]["times_delivered"])
             if count >= max_attempts:
                 self._dead_letter(message_id, count)
                 dead.append(message_id)
@@ -147,6 +158,7 @@ class RedisStreamsBroker:
             )
             if claimed and claimed[0] and claimed[0][1]:
                 return Delivery(message_id, _job(claimed[0][1]), count + 1)
+            self._r.zrem(self.hidden, message_id)
         return None
 
     def _read_new(self, consumer: str, noack: bool) -> Delivery | None:
@@ -164,20 +176,26 @@ class RedisStreamsBroker:
         pipe.xack(self.stream, GROUP, message_id)
         if entries:
             pipe.xadd(self.dead, {"message_id": message_id, **entries[0][1]}, maxlen=self._max)
-        pipe.hset(self.meta, message_id, json.dumps({"s": "dead", "n": count, "v": None}))
+        pipe.zrem(self.hidden, message_id)
+        self._note(pipe, message_id, "dead", count, None)
+        self._expire(pipe)
         pipe.execute()
 
     @_answering
     def ack(self, message_id: str) -> bool:
         """See :meth:`.broker.Broker.ack`."""
         with self._guard:
-            note = self._notes().get(message_id)
+            raw = self._r.hget(self.meta, message_id)
+            note = json.loads(raw) if isinstance(raw, str) else None
             if note is None or note["s"] != "in_flight":
                 return False
-            acked = int(self._r.xack(self.stream, GROUP, message_id))
-            self._note(message_id, "acked", int(note["n"]), None)
-            self._expire()
-            return acked == 1
+            pipe = self._r.pipeline()
+            pipe.xack(self.stream, GROUP, message_id)
+            pipe.zrem(self.hidden, message_id)
+            self._note(pipe, message_id, "acked", int(note["n"]), None)
+            self._expire(pipe)
+            acked = pipe.execute()[0]
+            return int(acked) == 1
 
     @_answering
     def messages(self, *, now: float, max_attempts: int) -> list[Message]:
@@ -222,21 +240,24 @@ class RedisStreamsBroker:
         done = next((i for i, _ in entries if notes.get(i, {}).get("s") in ("acked", "dead")), None)
         if done is None:
             raise queue_full(self._max)
-        self._r.xdel(self.stream, done)
-        self._r.hdel(self.meta, done)
+        pipe = self._r.pipeline()
+        pipe.xdel(self.stream, done)
+        pipe.hdel(self.meta, done)
+        pipe.execute()
 
     def _notes(self) -> dict[str, dict[str, Any]]:
         raw: dict[str, str] = self._r.hgetall(self.meta)  # type: ignore[assignment]
         return {message_id: json.loads(note) for message_id, note in raw.items()}
 
-    def _note(self, message_id: str, state: str, count: int, visible_at: float | None) -> None:
-        self._r.hset(self.meta, message_id, json.dumps({"s": state, "n": count, "v": visible_at}))
+    def _note(
+        self, pipe: Any, message_id: str, state: str, count: int, visible_at: float | None
+    ) -> None:
+        pipe.hset(self.meta, message_id, json.dumps({"s": state, "n": count, "v": visible_at}))
 
-    def _expire(self) -> None:
-        pipe = self._r.pipeline()
+    def _expire(self, pipe: Any) -> None:
+        """Queue on ``pipe`` the TTL of every key, renewed with each write."""
         for key in self.redis_keys():
             pipe.expire(key, self._ttl_s)
-        pipe.execute()
 
 
 def connect(url: str, *, timeout_s: float = 2.0) -> redis.Redis:
@@ -253,6 +274,12 @@ def connect(url: str, *, timeout_s: float = 2.0) -> redis.Redis:
         socket_connect_timeout=timeout_s,
         retry=Retry(NoBackoff(), 1),
     )
+
+
+def _stream_order(message_id: str) -> tuple[int, int]:
+    """A stream entry id (``"<ms>-<seq>"``) as a sortable pair."""
+    ms, _, seq = message_id.partition("-")
+    return int(ms), int(seq or 0)
 
 
 def _job(fields: dict[str, str]) -> Job:

@@ -73,6 +73,15 @@ def paths() -> dict[str, Any]:
                         description="A crash is an answer (200, outcome `crashed` or `lost`): "
                         "the lab survives it and the message stays unacked. Any body is ignored."),
         },
+        f"{base}/step": {
+            "parameters": [LAB_ID],
+            "post": _op("Step mode: step a paused work call, or run it (or all) to the end",
+                        {"200": _json({"type": "object", "required": ["paused"],
+                                       "properties": {"paused": {"type": "array"}}},
+                                      "The work calls still paused"),
+                         **bad_body, "409": PROBLEM},
+                        requestBody=_body({"$ref": "#/components/schemas/StepRequest"})),
+        },
         f"{base}/simulate": {
             "parameters": [LAB_ID],
             "post": _op("The delivery-semantics simulator (deterministic for a seed)",
@@ -101,12 +110,17 @@ def settings() -> dict[str, Any]:
 
 def schemas() -> dict[str, Any]:
     """The queue lab's ``components.schemas``."""
-    objects = {"type": "array", "items": {"type": "object"}}
-    text = {"type": ["string", "null"]}
-    count = {"type": ["integer", "null"]}
-    probability = {"type": "number", "minimum": 0, "maximum": simulator.MAX_LOSS}
     return {
         "QueueSettings": settings(),
+        **_requests(),
+        **_answers(),
+        "QueueState": _state(),
+    }
+
+
+def _requests() -> dict[str, Any]:
+    probability = {"type": "number", "minimum": 0, "maximum": simulator.MAX_LOSS}
+    return {
         "Job": {
             "type": "object",
             "required": ["id", "idempotency_key"],
@@ -117,34 +131,11 @@ def schemas() -> dict[str, Any]:
                 "payload": {
                     "type": "object",
                     "description": f"At most {MAX_PAYLOAD_BYTES} "
-                    "bytes as canonical JSON; `{}` when absent",
+                    "bytes as canonical JSON, whole numbers as JSON integers (42, not "
+                    "42.0: 422); `{}` when absent",
                 },  # fmt: skip
             },
         },
-        "Enqueued": {
-            "type": "object",
-            "required": ["message_id"],
-            "properties": {"message_id": {"type": "string"}},
-        },  # fmt: skip
-        "WorkResult": {
-            "type": "object",
-            "required": ["outcome", "message_id", "explanation"],
-            "properties": {
-                "outcome": {"enum": ["processed", "duplicate_skipped", "crashed", "lost", "idle"]},
-                "message_id": text,
-                "job_id": text,
-                "idempotency_key": text,
-                "receive_count": count,
-                "worker": text,
-                "crashed_at": text,
-                "error": text,
-                "relay_crashed": {"type": "boolean"},
-                "entry": {"type": "integer"},
-                "dead_lettered": {"type": "array", "items": {"type": "string"}},
-                "emails": {"type": "array", "items": {"type": "string"}},
-                "explanation": {"type": "array", "items": {"type": "string"}},
-            },
-        },  # fmt: skip
         "SimulateRequest": {
             "type": "object",
             "required": ["mode", "messages"],
@@ -157,55 +148,60 @@ def schemas() -> dict[str, Any]:
                 "seed": {"type": "integer", "minimum": 0, "maximum": simulator.MAX_SEED},
             },
         },
+    }
+
+
+def _answers() -> dict[str, Any]:
+    text = {"type": ["string", "null"]}
+    count = {"type": ["integer", "null"]}
+    return {
+        "Enqueued": {"type": "object", "required": ["message_id"],
+                     "properties": {"message_id": {"type": "string"}}},
+        "WorkResult": {
+            "type": "object",
+            "required": ["outcome", "message_id", "explanation"],
+            "properties": {
+                "outcome": {"enum": ["processed", "duplicate_skipped", "crashed", "lost", "idle"]},
+                "message_id": text, "job_id": text, "idempotency_key": text,
+                "receive_count": count, "worker": text, "crashed_at": text, "error": text,
+                "relay_crashed": {"type": "boolean"}, "entry": {"type": "integer"},
+                "dead_lettered": {"type": "array", "items": {"type": "string"}},
+                "emails": {"type": "array", "items": {"type": "string"}},
+                "explanation": {"type": "array", "items": {"type": "string"}},
+            },
+        },
         "Simulation": {
             "type": "object",
             "required": ["sent", "delivered", "lost", "effects", "duplicate_effects"],
-            "properties": {
-                name: {"type": "integer", "minimum": 0}
-                for name in ("sent", "delivered", "lost", "effects", "duplicate_effects")
-            },
-        },  # fmt: skip
-        "QueueState": {
-            "type": "object",
-            "required": ["settings", "messages", "dedup", "outbox", "emails", "deliveries"],
-            "properties": {
-                "settings": _ref("QueueSettings"),
-                "broker": {"enum": ["memory", "redis"]},
-                "messages": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "required": [
-                            "message_id",
-                            "job_id",
-                            "idempotency_key",
-                            "state",
-                            "receive_count",
-                        ],
-                        "properties": {
-                            "state": {"enum": ["ready", "in_flight", "acked", "dead"]},
-                            "receive_count": {"type": "integer", "minimum": 0},
-                        },
-                    },
-                },
-                "dedup": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "required": ["key", "state"],
-                        "properties": {"key": {"type": "string"}, "state": {"type": "string"}},
-                    },
-                },
-                "outbox": objects,
-                "emails": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "required": ["idempotency_key", "message_id", "job_id"],
-                    },
-                },
-                "deliveries": objects,
-                "explanation": {"type": "array", "items": {"type": "string"}},
-            },
-        },  # fmt: skip
-    }
+            "properties": {name: {"type": "integer", "minimum": 0} for name in
+                           ("sent", "delivered", "lost", "effects", "duplicate_effects")},
+        },
+    }  # fmt: skip
+
+
+def _state() -> dict[str, Any]:
+    objects = {"type": "array", "items": {"type": "object"}}
+    return {
+        "type": "object",
+        "required": ["settings", "messages", "dedup", "outbox", "emails", "deliveries"],
+        "properties": {
+            "settings": _ref("QueueSettings"),
+            "broker": {"enum": ["memory", "redis"]},
+            "messages": {"type": "array", "items": {
+                "type": "object",
+                "required": ["message_id", "job_id", "idempotency_key", "state", "receive_count"],
+                "properties": {"state": {"enum": ["ready", "in_flight", "acked", "dead"]},
+                               "receive_count": {"type": "integer", "minimum": 0}},
+            }},
+            "dedup": {"type": "array", "items": {
+                "type": "object", "required": ["key", "state"],
+                "properties": {"key": {"type": "string"}, "state": {"type": "string"}},
+            }},
+            "outbox": objects,
+            "emails": {"type": "array", "items": {
+                "type": "object", "required": ["idempotency_key", "message_id", "job_id"],
+            }},
+            "deliveries": objects,
+            "explanation": {"type": "array", "items": {"type": "string"}},
+        },
+    }  # fmt: skip

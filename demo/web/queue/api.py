@@ -83,6 +83,28 @@ def simulate() -> Response:
     return jsonify(result.as_dict())
 
 
+@bp.post("/step")
+def step() -> Response:
+    """Step mode: ``{"request": 5}`` lets paused work call 5 go on one step;
+    ``{"request": 5, "to_end": true}`` runs it to its end; ``{"release_all": true}`` lets
+    every paused work call run to its end. 200 with the paused work calls; 404 when the
+    call is not paused, 409 when it is not at a step, 422 for another body."""
+    lab = g.lab.queue
+    body = parse_json(_json_body())
+    if isinstance(body, dict) and body.keys() == {"release_all"} and body["release_all"] is True:
+        lab.release_all()
+    elif isinstance(body, dict) and set(body) <= {"request", "to_end"} and "request" in body:
+        parks = lab.step(body["request"], to_end=body.get("to_end", False))
+        lab.stepper.settle(body["request"], parks)
+    else:
+        raise Problem(
+            422, "invalid-step", N_("Invalid step"),
+            N_('Send {"request": <id>}, {"request": <id>, "to_end": true} '
+               'or {"release_all": true}.'),
+        )  # fmt: skip
+    return jsonify({"paused": lab.stepper.paused()})
+
+
 def work_result(entry: WorkEntry) -> dict[str, Any]:
     """The answer to ``POST .../work``: the entry, and what happened in words."""
     shown = entry.as_dict()
