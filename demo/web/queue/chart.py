@@ -16,7 +16,7 @@ LOSSES = tuple(round(0.1 * n, 1) for n in range(10))
 POINT_MESSAGES = 1000
 """Messages per point: enough for smooth lines, 30 runs in a few ms."""
 MEASURES = ("effects", "duplicate_effects", "lost")
-PANEL_W, PANEL_H, GAP, LEFT, TOP, BOTTOM = 230, 150, 24, 46, 28, 34
+PANEL_W, PANEL_H, GAP, LEFT, TOP, BOTTOM = 224, 150, 42, 46, 28, 34
 
 
 @dataclass(frozen=True)
