@@ -3,10 +3,14 @@ work call, with the steps it passed."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine.timeline import Entry
+from ..engine.stepping import PAUSED_MS
+from ..engine.text import N_
+from ..engine.timeline import Detail, Entry, StepKind, is_ms
 
 CRASH_STEPS = {
     "after_receive": "receive",
@@ -21,6 +25,44 @@ STEP_POINTS = frozenset(
 )
 """Where a work call stops in step mode: every step of :func:`~.worker.consume` and of
 the relay."""
+
+
+_BOOL = Detail(N_("must be true or false"), lambda v: isinstance(v, bool))
+_TEXT = Detail(N_("must be a string"), lambda v: isinstance(v, str) and len(v) <= 300)
+_ID = Detail(N_("must be a string"), lambda v: isinstance(v, str) and len(v) <= 255)
+_COUNT = Detail(N_("must be an integer"), lambda v: type(v) is int and 0 <= v <= 10**6)
+
+
+def _numbered(prefix: str) -> Callable[[object], bool]:
+    return lambda v: isinstance(v, str) and re.fullmatch(prefix + r"-[0-9]{1,12}", v) is not None
+
+
+_ROW = Detail(N_("must be an outbox row id"), _numbered("ob"))
+_EMAIL = Detail(N_("must be an e-mail id"), _numbered("em"))
+
+STEPS: Mapping[str, StepKind] = {
+    "publish": StepKind({"message_id": _ID, "job_id": _ID}),
+    "receive": StepKind({"message_id": _ID, "job_id": _ID, "key": _ID, "receive_count": _COUNT}),
+    "dedup check": StepKind({"seen": _BOOL}, at_most=2),
+    "side effect": StepKind({
+        "via": Detail(N_('must be "mailbox" or "outbox"'), lambda v: v in ("mailbox", "outbox")),
+        "email": _EMAIL, "row": _ROW, "subject": _TEXT,
+    }),
+    "record": StepKind({"dedup": _BOOL, "with_outbox": _BOOL}),
+    "ack": StepKind({}),
+    "handler error": StepKind({"error": _TEXT}),
+    "relay send": StepKind({"row": _ROW, "email": _EMAIL, "dropped": _BOOL}, at_most=200),
+    "relay mark": StepKind({"row": _ROW}, at_most=200),
+    "crash": StepKind({"after": Detail(N_("must name a known step"),
+                                       lambda v: v in ("receive", "side effect", "record",
+                                                       "relay send"))}, at_most=2),
+    "step timeout": StepKind({}),
+}  # fmt: skip
+"""Every step a queue-lab entry can hold, with the detail its ``trace``/``mark`` call
+passes (a test reads the calls in the source against it); in step mode any step may also
+carry the time it stood paused (``paused_ms``)."""
+STEPS = {name: StepKind({**kind.detail, PAUSED_MS: Detail(N_("must be a number of ms"), is_ms)},
+                        kind.at_most) for name, kind in STEPS.items()}  # fmt: skip
 
 
 @dataclass
