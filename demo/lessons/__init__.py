@@ -14,11 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import payment_facts
+from . import payment_facts, retries_facts
 from .engine import Check, Evidence, Lesson, Progress, observe
 from .payments import PATH
+from .retries import CHAPTER as RETRIES_CHAPTER
 
-CHAPTERS: dict[str, tuple[Lesson, ...]] = {"payments": PATH}
+CHAPTERS: dict[str, tuple[Lesson, ...]] = {"payments": PATH, "retries": RETRIES_CHAPTER}
 """Each lab's chapter of the path: lab name → its lessons, in order."""
 
 LESSONS: dict[str, Lesson] = {
@@ -26,7 +27,10 @@ LESSONS: dict[str, Lesson] = {
 }
 """Every lesson of every chapter, by name."""
 
-EVIDENCE: dict[str, Callable[[Any], Evidence]] = {"payments": payment_facts.evidence}
+EVIDENCE: dict[str, Callable[[Any], Evidence]] = {
+    "payments": payment_facts.evidence,
+    "retries": retries_facts.evidence,
+}
 """What each lab's lessons read of it: lab name → a function of the lab to its evidence."""
 
 
