@@ -43,7 +43,8 @@ def parse_faults(value: object) -> tuple[Fault, ...]:
             "faults", Text("must be a list of at most %(limit)s items", limit=MAX_FAULTS)
         )
     for i, fault in enumerate(value):
-        if isinstance(fault, bool) or (fault not in FAULT_NAMES and fault not in FAULT_STATUSES):
+        known = fault in FAULT_STATUSES if type(fault) is int else fault in FAULT_NAMES
+        if not known:
             raise _bad_faults(
                 f"faults[{i}]",
                 Text(
