@@ -48,8 +48,10 @@ def parse_faults(value: object) -> tuple[Fault, ...]:
             raise _bad_faults(
                 f"faults[{i}]",
                 Text(
-                    'must be "ok", "lose_response" or one of %(statuses)s',
-                    statuses=", ".join(map(str, FAULT_STATUSES)),
+                    "must be one of %(choices)s",
+                    choices=", ".join(
+                        [*(f'"{n}"' for n in FAULT_NAMES), *map(str, FAULT_STATUSES)]
+                    ),
                 ),
             )
     return tuple(value)
