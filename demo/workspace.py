@@ -23,6 +23,7 @@ from .payments.lab import PaymentsLab
 from .payments.requests import Email, RequestEntry
 from .payments.scenarios import Scenario
 from .payments.settings import Settings
+from .retries.lab import RetriesLab
 
 
 class Workspace:
@@ -67,7 +68,13 @@ class Workspace:
             touch=self.changes.touch,
             finished=weakly(self._observe),  # no cycle: a dropped workspace is freed at once
         )
-        self.labs: dict[str, Lab] = {self.payments.name: self.payments}
+        self.retries = RetriesLab(
+            clock=self.clock, touch=self.changes.touch, finished=weakly(self._observe)
+        )
+        self.labs: dict[str, Lab] = {
+            self.payments.name: self.payments,
+            self.retries.name: self.retries,
+        }
         """Every lab of the workspace by name, in the order the lab switcher shows them."""
         self.lesson: Lesson | None = None
         """The lesson open on the path, if any; its checks run after every request."""

@@ -110,74 +110,98 @@ def charge_with_retries(
         ``Idempotent-Replayed``), ``gave_up`` (still failing after ``max_attempts``), or
         ``final_error`` (an answer the policy does not retry).
     """
-    attempts: list[Attempt] = []
+    log = AttemptLog(policy, rng, trace)
     key = new_key()
-    waits = {"next_ms": 0.0, "previous_ms": float(policy.base_ms)}
 
     def attempt() -> Answer:
         nonlocal key
-        if attempts and not policy.same_key:
+        if log.attempts and not policy.same_key:
             key = new_key()  # the mistake: to the server, each attempt is a new intent
-        n = len(attempts) + 1
-        trace("send", n=n, key=key, waited_ms=waits["next_ms"])
+        trace("send", n=len(log.attempts) + 1, key=key, waited_ms=log.next_wait_ms)
         try:
             status, headers, _ = send("POST", "/api/charges", {"Idempotency-Key": key}, body)
             answer = Answer(status, headers)
         except NetworkError:
             answer = Answer(None)  # no answer: charged or not, only the same key can tell
-        error = "network" if answer.status is None else None
-        attempts.append(Attempt(n, key, answer.status, error, waits["next_ms"]))
+        log.record(key, answer)
         return answer
 
-    def should_retry(state: RetryCallState) -> bool:
-        answer: Answer = state.outcome.result()  # type: ignore[union-attr]
-        attempts[-1].reason = why(policy, answer)
-        return not answer.ok and policy.retries(answer.what)
+    answer: Answer = Retrying(
+        stop=stop_after_attempt(policy.max_attempts),
+        retry=log.should_retry,  # a network error, 408, 429, 5xx: never a 400 or a 402
+        wait=log.wait_s,  # the strategy's backoff, and at least Retry-After
+        sleep=sleep,  # the virtual clock: a 2 s wait costs no real time
+        before_sleep=log.retrying,
+        retry_error_callback=log.gave_up,
+    )(attempt)
+    return log.result(answer)
 
-    def wait_s(state: RetryCallState) -> float:
+
+class AttemptLog:
+    """A run's attempts, and the tenacity hooks that decide on each and record why."""
+
+    def __init__(self, policy: Policy, rng: random.Random, trace: Trace) -> None:
+        self.policy, self.rng, self.trace = policy, rng, trace
+        self.attempts: list[Attempt] = []
+        self.next_wait_ms = 0.0
+        self.previous_ms = float(policy.base_ms)  # decorrelated jitter walks on from it
+
+    def record(self, key: str, answer: Answer) -> None:
+        error = "network" if answer.status is None else None
+        n = len(self.attempts) + 1
+        self.attempts.append(Attempt(n, key, answer.status, error, self.next_wait_ms))
+
+    def should_retry(self, state: RetryCallState) -> bool:
         answer: Answer = state.outcome.result()  # type: ignore[union-attr]
+        self.attempts[-1].reason = why(self.policy, answer)
+        return not answer.ok and self.policy.retries(answer.what)
+
+    def wait_s(self, state: RetryCallState) -> float:
+        policy, answer = self.policy, state.outcome.result()  # type: ignore[union-attr]
         ms = backoff_ms(
             policy.strategy,
             state.attempt_number,
             policy.base_ms,
             policy.cap_ms,
-            waits["previous_ms"],
-            rng,
+            self.previous_ms,
+            self.rng,
         )
-        waits["previous_ms"] = ms
+        self.previous_ms = ms
         retry_after = answer.retry_after_s()
         if policy.respect_retry_after and retry_after is not None:
             ms = max(ms, retry_after * 1000.0)  # the server said when: never sooner
         return ms / 1000
 
-    def before_sleep(state: RetryCallState) -> None:
-        waits["next_ms"] = (state.upcoming_sleep or 0.0) * 1000
-        attempts[-1].retried = True
-        _traced_answer(trace, attempts[-1])
+    def retrying(self, state: RetryCallState) -> None:
+        self.next_wait_ms = (state.upcoming_sleep or 0.0) * 1000
+        self.attempts[-1].retried = True
+        self._traced(self.attempts[-1])
 
-    def gave_up(state: RetryCallState) -> Answer:
-        attempts[-1].reason = Text(
+    def gave_up(self, state: RetryCallState) -> Answer:
+        last = self.attempts[-1]
+        last.reason = Text(
             "still %(what)s after %(n)s attempts (max_attempts): gave up",
-            what=attempts[-1].status or Text("no answer"),
-            n=len(attempts),
+            what=last.status or Text("no answer"),
+            n=len(self.attempts),
         )
         return state.outcome.result()  # type: ignore[union-attr, no-any-return]
 
-    retrying = Retrying(
-        stop=stop_after_attempt(policy.max_attempts),
-        retry=should_retry,
-        wait=wait_s,
-        sleep=sleep,
-        before_sleep=before_sleep,
-        retry_error_callback=gave_up,
-    )
-    answer: Answer = retrying(attempt)
-    last = attempts[-1]
-    _traced_answer(trace, last)
-    if answer.ok:
-        replayed = header(answer.headers, "Idempotent-Replayed") == "true"
-        return Run(attempts, "replayed" if replayed else "charged")
-    return Run(attempts, "gave_up" if policy.retries(answer.what) else "final_error")
+    def result(self, answer: Answer) -> Run:
+        self._traced(self.attempts[-1])
+        if answer.ok:
+            replayed = header(answer.headers, "Idempotent-Replayed") == "true"
+            return Run(self.attempts, "replayed" if replayed else "charged")
+        return Run(self.attempts, "gave_up" if self.policy.retries(answer.what) else "final_error")
+
+    def _traced(self, attempt: Attempt) -> None:
+        self.trace(
+            "answer",
+            n=attempt.n,
+            status=attempt.status,
+            error=attempt.error,
+            retried=attempt.retried,
+            reason=attempt.reason,
+        )
 
 
 def why(policy: Policy, answer: Answer) -> str | Text:
@@ -207,14 +231,3 @@ def why(policy: Policy, answer: Answer) -> str | Text:
             s=answer.retry_after_s(),
         )
     return Text("%(status)s may pass later: retried", status=answer.status)
-
-
-def _traced_answer(trace: Trace, attempt: Attempt) -> None:
-    trace(
-        "answer",
-        n=attempt.n,
-        status=attempt.status,
-        error=attempt.error,
-        retried=attempt.retried,
-        reason=attempt.reason,
-    )

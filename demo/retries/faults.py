@@ -43,12 +43,15 @@ def parse_faults(value: object) -> tuple[Fault, ...]:
             "faults", Text("must be a list of at most %(limit)s items", limit=MAX_FAULTS)
         )
     for i, fault in enumerate(value):
-        if isinstance(fault, bool) or (fault not in FAULT_NAMES and fault not in FAULT_STATUSES):
+        known = fault in FAULT_STATUSES if type(fault) is int else fault in FAULT_NAMES
+        if not known:
             raise _bad_faults(
                 f"faults[{i}]",
                 Text(
-                    'must be "ok", "lose_response" or one of %(statuses)s',
-                    statuses=", ".join(map(str, FAULT_STATUSES)),
+                    "must be one of %(choices)s",
+                    choices=", ".join(
+                        [*(f'"{n}"' for n in FAULT_NAMES), *map(str, FAULT_STATUSES)]
+                    ),
                 ),
             )
     return tuple(value)

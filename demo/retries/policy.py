@@ -130,7 +130,7 @@ def _check(name: str, value: object) -> str | Text | None:
             return Text("must be one of %(choices)s", choices=", ".join(STRATEGIES))
     elif name == "retry_on":
         if not isinstance(value, list) or any(
-            isinstance(v, bool) or v not in RETRY_ON_CHOICES for v in value
+            type(v) not in (int, str) or v not in RETRY_ON_CHOICES for v in value
         ):
             return Text(
                 "must be a list of %(choices)s",
