@@ -90,6 +90,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from .web import assets, errors, filters, headers, i18n, nav, shell, workshop
     from .web.payments import api, views
     from .web.retries import api as retries_api
+    from .web.retries import views as retries_views
 
     i18n.init(app)
     assets.init(app)
@@ -103,5 +104,6 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(workshop.bp)
     app.register_blueprint(retries_api.bp)
+    app.register_blueprint(retries_views.bp)
     app.wsgi_app = headers.strip_field_values(app.wsgi_app)  # type: ignore[method-assign,assignment]
     return app

@@ -28,7 +28,7 @@ CHAPTER: tuple[Lesson, ...] = (
         "retry-policy",
         N_("See a 400 retried for nothing, then a client that stops at the first 4xx."),
         (
-            N_("Every attempt gets the same 400: the request itself is wrong, waiting fixes nothing."),
+            N_("Every attempt gets the same 400: the request is wrong; waiting fixes nothing."),
             N_("Apply the fix: retry_on keeps only network errors, 408, 429 and 5xx."),
         ),
         N_("Retry only what may succeed next time; a 400 or a declined card is final."),
@@ -41,8 +41,10 @@ CHAPTER: tuple[Lesson, ...] = (
     ),
     _lesson(
         "lost-response-retry",
-        N_("An answer is lost after the charge: a new key per attempt charges twice, one key "
-           "replays."),  # fmt: skip
+        N_(
+            "An answer is lost after the charge: a new key per attempt charges twice, one key "
+            "replays."
+        ),  # fmt: skip
         (
             N_("The client got no answer, yet the payment lab's ledger holds the charge."),
             N_("Apply the fix: every attempt carries the same Idempotency-Key."),
@@ -93,11 +95,13 @@ CHAPTER: tuple[Lesson, ...] = (
         "retry-budget",
         N_("A server comes back from an outage to a wall of retries; a retry budget lowers it."),
         (
-            N_("Peak load is the busiest 100 ms, in calls per second, in the table under the chart."),
+            N_("Peak load, in the table under the chart: the busiest 100 ms, in calls/s."),
             N_("Apply the fix: a token bucket on the client allows a few retries a second."),
         ),
-        N_("Bound the retries: a retry budget or a circuit breaker keeps a blip from "
-           "becoming an outage."),  # fmt: skip
+        N_(
+            "Bound the retries: a retry budget or a circuit breaker keeps a blip from "
+            "becoming an outage."
+        ),  # fmt: skip
         Check("storm", N_("An outage storm ran without a retry budget"), outage_storm),
         Check(
             "budget",

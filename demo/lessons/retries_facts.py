@@ -180,8 +180,7 @@ def double_charge_new_keys(ev: Evidence) -> bool:
 def replayed_same_key(ev: Evidence) -> bool:
     """After a lost answer, the retry under the same key replayed: one charge."""
     return any(
-        lost(r) and len(r.keys) == 1 and r.outcome == "replayed" and r.charges == 1
-        for r in ev.runs
+        lost(r) and len(r.keys) == 1 and r.outcome == "replayed" and r.charges == 1 for r in ev.runs
     )
 
 

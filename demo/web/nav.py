@@ -15,6 +15,7 @@ from flask import Flask, url_for
 
 from ..engine.text import N_
 from ..payments.scenarios import SCENARIOS as PAYMENT_SCENARIOS
+from ..retries.scenarios import SCENARIOS as RETRY_SCENARIOS
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class LabPage:
 
 LAB_PAGES: tuple[LabPage, ...] = (
     LabPage("payments", N_("Payments"), "shell.lab_page", PAYMENT_SCENARIOS),
+    LabPage("retries", N_("Retries"), "retries_page.page", RETRY_SCENARIOS),
 )
 """Every lab's page, in the order the switcher shows them."""
 

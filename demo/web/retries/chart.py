@@ -56,7 +56,7 @@ class Chart:
     panels: tuple[Panel, ...]
     x_max: float
     y_max: float
-    y_ticks: tuple[tuple[float, float], ...]  # (value, offset from the panel's top)
+    y_ticks: tuple[tuple[float, float], ...]  # (calls per s, offset from the panel's top)
     x_ticks: tuple[tuple[float, float], ...]  # (seconds, offset from the panel's left)
     bucket_s: float
     model: str
@@ -70,21 +70,35 @@ def results_of(answer: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def _nice(value: float) -> float:
-    """The smallest 1, 2 or 5 × 10ⁿ at least ``value`` (an axis's end)."""
+    """The smallest 1, 2 or 5 × 10ⁿ at least ``value`` (the time axis's end)."""
     if value <= 0:
         return 1.0
     power = 10 ** math.floor(math.log10(value))
-    return next(m * power for m in (1, 2, 5, 10) if m * power >= value)
+    return float(next(m * power for m in (1, 2, 5, 10) if m * power >= value))
+
+
+def _decade(value: float) -> float:
+    """The smallest power of ten at least ``value``, and at least 10 (the load axis's end)."""
+    return float(10 ** max(1, math.ceil(math.log10(max(value, 1.0)))))
+
+
+def _height(per_s: float, y_max: float) -> float:
+    """A load's bar height: on a log scale (1 call/s at the bottom, ``y_max`` at the
+    top), so the small synchronised waves after the first burst still show."""
+    if per_s <= 0:
+        return 0.0
+    return PANEL_H * max(math.log10(per_s), 0.0) / math.log10(y_max) if per_s > 1 else 1.5
 
 
 def storm_chart(answer: Mapping[str, Any]) -> Chart:
     """The chart of storm ``answer``: every strategy on the same time and load scales, so
-    the panels compare at a glance; the load of a bucket is its calls ÷ ``bucket_s``."""
+    the panels compare at a glance; the load of a bucket is its calls ÷ ``bucket_s``
+    (calls per s), on a log scale (a burst of thousands beside waves of tens)."""
     results = results_of(answer)
     bucket_s = float(answer.get("bucket_s") or 1.0)
     x_max = _nice(max((len(r["series"]) * bucket_s for r in results), default=1.0))
     peak = max((p["calls"] for r in results for p in r["series"]), default=0) / bucket_s
-    y_max = _nice(peak)
+    y_max = _decade(peak)
     fewest = min(r["calls"] for r in results)
     panels = tuple(
         _panel(r, i, bucket_s, x_max, y_max, fewest=len(results) > 1 and r["calls"] == fewest)
@@ -100,7 +114,10 @@ def storm_chart(answer: Mapping[str, Any]) -> Chart:
         panels=panels,
         x_max=x_max,
         y_max=y_max,
-        y_ticks=tuple((v, PANEL_H * (1 - v / y_max)) for v in (0.0, y_max / 2, y_max)),
+        y_ticks=tuple(
+            (10.0**e, PANEL_H - _height(10.0**e, y_max))
+            for e in range(0, round(math.log10(y_max)) + 1)
+        ),
         x_ticks=tuple((v, PANEL_W * v / x_max) for v in (0.0, x_max / 2, x_max)),
         bucket_s=bucket_s,
         model=str(answer.get("model", "")),
@@ -123,7 +140,7 @@ def _panel(
     bars = []
     for point in _points(result["series"]):
         per_s = point["calls"] / bucket_s
-        h = PANEL_H * per_s / y_max
+        h = _height(per_s, y_max)
         bars.append(Bar(PANEL_W * point["t_s"] / x_max, PANEL_H - h, width, h, point["t_s"], per_s))
     return Panel(
         strategy=str(result["strategy"]),

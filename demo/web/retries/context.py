@@ -4,7 +4,7 @@ expected-vs-actual, and the chapter's lessons."""
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from ...lessons import CHAPTERS, Lesson
 from ...retries.faults import FAULT_NAMES, FAULT_STATUSES
@@ -37,7 +37,7 @@ STORM_DEFAULTS: dict[str, Any] = {
 
 def retries_of(workspace: Workspace) -> RetriesLab:
     """The workspace's retry lab."""
-    return cast(RetriesLab, workspace.labs[LAB])
+    return workspace.retries
 
 
 LINE_W, LINE_GAP = 1000, 120

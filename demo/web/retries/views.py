@@ -11,8 +11,8 @@ from __future__ import annotations
 from flask import Blueprint, Response, current_app, redirect, render_template, request
 from werkzeug.wrappers import Response as BaseResponse
 
-from .. import is_htmx, lab_to_read, lab_to_write
 from ...workspace import Workspace
+from .. import is_htmx, lab_to_read, lab_to_write
 from ..links import offer
 from ..nav import PAGES
 from .context import LAB, page_context, retries_of
@@ -47,8 +47,7 @@ def run(lab_id: str) -> BaseResponse:
     """
     workspace = lab_to_write(lab_id)
     body = {"policy": policy_from(request.form), "faults": faults_from(request.form)}
-    transport = to_payments(current_app._get_current_object(), workspace.id)  # type: ignore[attr-defined]
-    retries_of(workspace).run(body, transport=transport)
+    retries_of(workspace).run(body, transport=to_payments(current_app, workspace.id))
     return _answer(workspace)
 
 
