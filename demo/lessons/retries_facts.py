@@ -90,7 +90,7 @@ class Evidence:
 class _Seen:
     """The storms seen in one lab, newest last, and the scenario they were seen in."""
 
-    scenario: tuple[str | None, bool] = (None, False)
+    scenario: str | None = None
     last: object = None
     storms: list[Storm] = field(default_factory=list)
 
@@ -101,10 +101,11 @@ _guard = threading.Lock()
 
 def evidence(lab: RetriesLab) -> Evidence:
     """The lab's evidence now. The lab keeps its last storm only, so the storms are
-    remembered here as they are first seen (the checks run after every storm); a new
-    scenario or a reset forgets them, as it forgets the runs."""
+    remembered here as they are first seen (the checks run after every storm). Another
+    scenario forgets them; its fix does not, so a lesson can compare the storm with the
+    fix against the one without it (as its progress spans the fix's reset)."""
     runs = [r for r in (_run(e) for e in lab.runs()[-RECENT:]) if r is not None]
-    scenario = (lab.scenario.name if lab.scenario else None, lab.fixed)
+    scenario = lab.scenario.name if lab.scenario else None
     storm = lab.last_storm
     with _guard:
         seen = _seen.setdefault(lab, _Seen())
