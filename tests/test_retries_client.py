@@ -176,13 +176,14 @@ def test_each_attempt_is_a_step_on_the_timeline(lab: RetriesLab) -> None:
         ({"strategy": "linear"}, "strategy"),
         ({"base_ms": 0}, "base_ms"),
         ({"cap_ms": 60_001}, "cap_ms"),
-        ({"base_ms": 500, "cap_ms": 100}, "cap_ms"),
+        ({"base_ms": 500.0}, "base_ms"),
         ({"retry_on": [418]}, "retry_on"),
         ({"retry_on": [503.0]}, "retry_on"),
         ({"retry_on": [True]}, "retry_on"),
         ({"retry_on": "network"}, "retry_on"),
         ({"same_key": "yes"}, "same_key"),
         ({"colour": "red"}, "colour"),
+        (None, "policy"),
     ],
 )
 def test_a_bad_policy_is_a_422_naming_it(
@@ -223,3 +224,8 @@ def test_backoff_formulas() -> None:
         assert ceiling / 2 <= backoff_ms("equal_jitter", n, 100, 1000, 100, rng) <= ceiling
         assert 100 <= backoff_ms("decorrelated_jitter", n, 100, 1000, 300, rng) <= 900
     assert backoff_ms("exponential", 200, 100, 60_000, 100, rng) == 60_000  # no overflow
+
+
+def test_a_cap_under_the_base_caps_every_wait(lab: RetriesLab) -> None:
+    result = run(lab, [503, 503, "ok"], strategy="exponential", base_ms=500, cap_ms=100)
+    assert [a["waited_ms"] for a in result["attempts"]] == [0, 100, 100]

@@ -155,8 +155,8 @@ class RetriesLab:
         with self._guard:
             # Given members go on the defaults, so a run's policy does not depend on the
             # runs before it; without "policy" the lab's own (the page's form) is used.
-            given = request.get("policy")
-            policy = self.policy if given is None else Policy.parse(given)
+            given = "policy" in request
+            policy = Policy.parse(request["policy"]) if given else self.policy
             faults = parse_faults(request.get("faults", list(self.faults)))
             self.policy, self.faults = policy, faults
             entry = RunEntry(self.timeline.next_id(), "Run", time.perf_counter(), self.clock())

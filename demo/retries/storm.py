@@ -33,7 +33,7 @@ NET_MS = {"contention": (10.0, 2.0), "outage": (50.0, 10.0)}
 """One network hop, |Normal(mean, sd)| ms: the blog's simulator's in a data centre for
 ``contention``; clients across the internet for ``outage``."""
 
-MAX_CALLS = 1_000_000
+MAX_CALLS = 250_000
 """A simulation stops (``truncated``) after this many calls: memory and time stay bounded."""
 
 PEAK_WINDOW_S = 0.1
@@ -110,7 +110,9 @@ class _World:
         self.refilled_at = 0.0
 
     def hop(self) -> float:
-        return abs(self.rng.normalvariate(*self.net_ms)) / 1000
+        # gauss, not normalvariate: the same distribution, twice as fast (not thread-safe,
+        # and need not be: one simulation owns its random source).
+        return abs(self.rng.gauss(*self.net_ms)) / 1000
 
     def at(self, t: float, client: int) -> None:
         self.seq += 1
