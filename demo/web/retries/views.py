@@ -23,13 +23,17 @@ bp = Blueprint("retries_page", __name__)
 
 
 @bp.get("/lab/<lab_id>/retries")
-def page(lab_id: str) -> str:
+def page(lab_id: str) -> BaseResponse | str:
     """The retry lab: the policy and fault plan editors, Run, the attempts, the storm and
     its chart, the client's code. A GET changes nothing (RFC 9110 §9.2.1): a link's
-    ``?lesson=`` or ``?scenario=…&lab=retries`` is offered as a button that POSTs it.
+    ``?lesson=``, ``?scenario=`` or ``?present=`` is offered as a button that POSTs it
+    (a link without ``lab=retries`` is sent on to the same address with it, so its
+    scenario is this lab's and it lands back here).
 
     :raises Problem: 404 for a bad lab id, or an unknown scenario or lesson.
     """
+    if {"scenario", "present"} & set(request.args) and "lab" not in request.args:
+        return redirect(PAGES[LAB].url(lab_id, **request.args.to_dict(), lab=LAB), 303)
     workspace = lab_to_read(lab_id)
     change = offer(workspace)
     context = page_context(workspace)
