@@ -90,3 +90,20 @@ def test_a_hint_shows_on_the_retry_page(client: FlaskClient) -> None:
     assert LESSONS["retry-after"].hints[0] in answer.text
     reset = client.post(f"{LAB}/retries/lessons/retry-after/reset")
     assert reset.status_code == 303 and reset.headers["Location"].endswith(f"{LAB}/retries")
+
+
+def test_the_payment_page_keeps_to_its_own_chapter(
+    client: FlaskClient, lab_of: Callable[[str], Workspace]
+) -> None:
+    open_lesson(client, "lost-response-retry")
+    for fixed in (False, True):
+        if fixed:
+            apply_fix(client, "lost-response-retry")
+        press(client, "run")
+    assert "lost-response-retry" in lab_of("rl1").achieved()
+    # The payment lab's page, with a lesson of another lab open: no 500, its own count.
+    for path in (LAB, f"{LAB}/panels"):
+        page = client.get(path)
+        assert page.status_code == 200
+        assert "0 of 10 achieved" in page.text
+    assert "1 of 5 achieved" in client.get(f"{LAB}/retries").text

@@ -135,8 +135,8 @@ def _now(lab: Workspace, records: list[tuple[str, Record]]) -> dict[str, Any]:
 
 def _lesson_context(lab: Workspace) -> dict[str, Any]:
     """The lessons path with each lesson's state, and the open lesson's progress."""
-    achieved = lab.achieved()
-    lesson = lab.lesson
+    achieved = lab.achieved() & {item.name for item in PATH}  # this lab's chapter only
+    lesson = lab.lesson if lab.lesson and lab.lesson.lab == "payments" else None
     progress = lab.progress.get(lesson.name) if lesson else None
     return {
         "path": [(n, item, item.name in achieved) for n, item in enumerate(PATH, 1)],
