@@ -281,8 +281,10 @@ class RetriesLab:
             scenario, run, storm = self.scenario, self.last_run, self.last_storm
         if scenario is None:
             return []
-        shown = storm if storm is None or "results" not in storm else None
-        return scenario.expected(self.fixed, run.as_dict() if run else None, shown)
+        if storm is not None and "results" in storm:  # "all": the scenario's strategy's
+            wanted = scenario.storm_for(self.fixed).get("strategy")
+            storm = next((r for r in storm["results"] if r["strategy"] == wanted), None)
+        return scenario.expected(self.fixed, run.as_dict() if run else None, storm)
 
     def state(self) -> dict[str, Any]:
         """What the lab holds, JSON-ready (``GET /retries/api/state``)."""
