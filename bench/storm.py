@@ -6,7 +6,7 @@ what it finds. Prints a markdown table.
 
 Each row is one strategy of one model, simulated in this process (no server): the wall
 time of ``simulate()`` (the median of ``--repeat`` runs), then the storm's own numbers
-for seed 1, and, with ``--seeds N``, the calls averaged over seeds 1..N. One run on a
+for seed 1, and, with ``--seeds N``, the calls and completion averaged over seeds 1..N. One run on a
 shared machine: quote the ratios between rows, not the absolute times.
 """
 
@@ -38,10 +38,10 @@ def main() -> None:
         f"{platform.machine()}, {time.strftime('%Y-%m-%d')}\n"
     )
     print(
-        "| Model | Strategy | Simulated in (median) | Calls | Calls, mean of seeds "
-        "| Completion | Peak load | Truncated |"
+        "| Model | Strategy | Simulated in (median) | Calls | Completion | Peak load "
+        "| Truncated | Calls, mean of seeds | Completion, mean of seeds |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     total = 0.0
     for model in args.models.split(","):
         storm = Storm(model=model, clients=args.clients, **DEFAULTS[model])
@@ -52,15 +52,17 @@ def main() -> None:
                 result = simulate(storm, strategy)
                 times.append(time.perf_counter() - started)
             total += sum(times)
-            seeds = [
-                simulate(Storm(**{**storm.__dict__, "seed": s}), strategy).calls
+            others = [
+                simulate(Storm(**{**storm.__dict__, "seed": s}), strategy)
                 for s in range(2, args.seeds + 1)
             ]
-            mean = statistics.mean([result.calls, *seeds])
+            mean = statistics.mean([result.calls, *(r.calls for r in others)])
+            mean_s = statistics.mean([result.completion_s, *(r.completion_s for r in others)])
             print(
                 f"| {model} | {strategy} | {statistics.median(times) * 1000:,.0f} ms "
-                f"| {result.calls:,} | {mean:,.0f} | {result.completion_s:,.2f} s "
-                f"| {result.peak_load:,.0f}/s | {'yes' if result.truncated else 'no'} |"
+                f"| {result.calls:,} | {result.completion_s:,.2f} s "
+                f"| {result.peak_load:,.0f}/s | {'yes' if result.truncated else 'no'} "
+                f"| {mean:,.0f} | {mean_s:,.2f} s |"
             )
     print(f"\nAll strategies of all models, {args.repeat} runs each: {total:.1f} s in all.")
 

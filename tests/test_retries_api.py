@@ -185,3 +185,11 @@ def test_a_cross_site_run_is_refused(client: FlaskClient) -> None:
     response = client.post(RUN, json={}, headers={"Sec-Fetch-Site": "cross-site"})
     assert response.status_code == 403
     assert client.get(f"{LAB}/api/state").get_json()["charges"] == []
+
+
+def test_no_run_while_the_payment_lab_is_in_step_mode(client: FlaskClient) -> None:
+    client.patch(f"{LAB}/api/settings", json={"step_mode": True})
+    before = client.get(f"{LAB}/retries/api/state").get_json()
+    assert_problem(client.post(RUN, json={"faults": ["ok"]}), 409, "payment-lab-stepping")
+    assert client.get(f"{LAB}/retries/api/state").get_json() == before
+    assert client.get(f"{LAB}/api/state").get_json()["requests"] == []

@@ -7,13 +7,15 @@ import time
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from demo.engine.clock import VirtualClock
 from demo.engine.problems import Problem
 from demo.retries.client import charge_with_retries
-from demo.retries.faults import FaultLayer, parse_faults
+from demo.retries.faults import FAULT_STATUSES, MAX_FAULTS, FaultLayer, parse_faults
 from demo.retries.lab import RetriesLab
-from demo.retries.policy import Policy, backoff_ms
+from demo.retries.policy import RETRY_ON_CHOICES, STRATEGIES, Policy, backoff_ms
 from tests.retries_support import PaymentsTransport, payments_lab
 
 
@@ -229,3 +231,51 @@ def test_backoff_formulas() -> None:
 def test_a_cap_under_the_base_caps_every_wait(lab: RetriesLab) -> None:
     result = run(lab, [503, 503, "ok"], strategy="exponential", base_ms=500, cap_ms=100)
     assert [a["waited_ms"] for a in result["attempts"]] == [0, 100, 100]
+
+
+faults_st = st.lists(st.sampled_from(["ok", "lose_response", *FAULT_STATUSES]), max_size=MAX_FAULTS)
+policies_st = st.fixed_dictionaries(
+    {
+        "max_attempts": st.integers(1, 10),
+        "strategy": st.sampled_from(STRATEGIES),
+        "base_ms": st.integers(1, 10_000),
+        "cap_ms": st.integers(1, 60_000),
+        "retry_on": st.lists(st.sampled_from(RETRY_ON_CHOICES), unique=True),
+        "respect_retry_after": st.booleans(),
+        "same_key": st.booleans(),
+    }
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(faults=faults_st, policy=policies_st, seed=st.integers(0, 2**32))
+def test_any_plan_any_policy(faults: list[Any], policy: dict[str, Any], seed: int) -> None:
+    """Whatever the plan and the policy: never more attempts than allowed, every wait
+    within its bounds, and with one key per charge never more than one charge."""
+    clock = VirtualClock(lambda: 0.0)
+    lab = RetriesLab(
+        clock=clock, transport=PaymentsTransport(payments_lab(clock)), rng=random.Random(seed)
+    )
+    result = lab.run({"faults": faults, "policy": policy})
+    attempts = result["attempts"]
+    assert 1 <= len(attempts) <= policy["max_attempts"]
+    assert [a["n"] for a in attempts] == list(range(1, len(attempts) + 1))
+    assert attempts[0]["waited_ms"] == 0
+    longest = max(policy["cap_ms"], 3000 if policy["respect_retry_after"] else 0)
+    assert all(0 <= a["waited_ms"] <= longest for a in attempts)
+    assert [a["retried"] for a in attempts] == [True] * (len(attempts) - 1) + [False]
+    assert clock.offset_s * 1000 == pytest.approx(sum(a["waited_ms"] for a in attempts), abs=5)
+    if policy["same_key"]:
+        assert len({a["key"] for a in attempts}) == 1
+        assert result["charges"] <= 1  # a retry with the key is safe, whatever happens
+    plan = [*faults, *["ok"] * 10][: len(attempts)]
+    reached = sum(1 for f in plan if f in ("ok", "lose_response"))
+    assert result["charges"] <= reached
+    last = attempts[-1]
+    if result["outcome"] in ("charged", "replayed"):
+        assert last["status"] == 201
+    elif result["outcome"] == "gave_up":
+        assert len(attempts) == policy["max_attempts"]
+        assert (last["status"] or "network") in policy["retry_on"]
+    else:
+        assert (last["status"] or "network") not in policy["retry_on"]

@@ -49,6 +49,14 @@ def test_each_scenario_shows_its_pitfall_and_its_fix_works(lab: RetriesLab, name
     assert fixed and all(row["met"] for row in fixed), fixed
 
 
+def test_a_storm_of_every_strategy_is_read_for_the_scenarios_own(lab: RetriesLab) -> None:
+    lab.apply_scenario("jitter", fixed=True)
+    answer = lab.storm({**lab.storm_request, "strategy": "all"})
+    full = next(r for r in answer["results"] if r["strategy"] == "full_jitter")
+    (row,) = lab.expected()
+    assert row["actual"] == full["calls"] and row["met"]
+
+
 def test_lost_response_scenario_numbers(lab: RetriesLab) -> None:
     (row,) = play(lab, "lost-response-retry", fixed=False)
     assert row == {"what": "charges", "expected": 1, "actual": 2, "met": False}

@@ -139,7 +139,8 @@ class RetriesLab:
             "reason"}], "outcome", "charges", "order_id"}``; ``charges`` counts the payment
             lab's ledger entries for this run's order, read before and after through its
             API (``GET /api/state``).
-        :raises Problem: 422 for a bad policy or plan (nothing changes); 502
+        :raises Problem: 422 for a bad policy or plan, 409 ``payment-lab-stepping`` while
+            the payment lab is in step mode (nothing changes); 502
             ``payment-lab-unreachable`` when its state cannot be read.
         """
         if not isinstance(request, Mapping) or not set(request) <= {"policy", "faults"}:
@@ -152,6 +153,7 @@ class RetriesLab:
         send = transport or self.transport
         if send is None:
             raise Problem(503, "no-server", N_("No server"), N_("The lab has no server to call."))
+        ledger = _payment_state(send, before=True)  # before anything changes
         with self._guard:
             # Given members go on the defaults, so a run's policy does not depend on the
             # runs before it; without "policy" the lab's own (the page's form) is used.
@@ -163,7 +165,7 @@ class RetriesLab:
             entry.order_id = f"retry-{entry.id}-{self.rng.getrandbits(24):06x}"
             self.timeline.append(entry)
         self.touch()
-        before = _charges(send, entry.order_id)
+        before = _count(ledger, entry.order_id)
         run = charge_with_retries(
             policy,
             FaultLayer(faults, send),
@@ -173,7 +175,8 @@ class RetriesLab:
             rng=self.rng,
             trace=entry.trace,
         )
-        last = LastRun(run, entry.order_id, _charges(send, entry.order_id) - before)
+        after = _count(_payment_state(send), entry.order_id)
+        last = LastRun(run, entry.order_id, after - before)
         entry.outcome, entry.charges = run.outcome, last.charges
         entry.finished = time.perf_counter()
         with self._guard:
@@ -278,8 +281,10 @@ class RetriesLab:
             scenario, run, storm = self.scenario, self.last_run, self.last_storm
         if scenario is None:
             return []
-        shown = storm if storm is None or "results" not in storm else None
-        return scenario.expected(self.fixed, run.as_dict() if run else None, shown)
+        if storm is not None and "results" in storm:  # "all": the scenario's strategy's
+            wanted = scenario.storm_for(self.fixed).get("strategy")
+            storm = next((r for r in storm["results"] if r["strategy"] == wanted), None)
+        return scenario.expected(self.fixed, run.as_dict() if run else None, storm)
 
     def state(self) -> dict[str, Any]:
         """What the lab holds, JSON-ready (``GET /retries/api/state``)."""
@@ -297,18 +302,39 @@ class RetriesLab:
             }
 
 
-def _charges(send: Transport, order_id: str) -> int:
-    """How many charges the payment lab's ledger holds for ``order_id`` (its public API)."""
+def _payment_state(send: Transport, *, before: bool = False) -> dict[str, Any]:
+    """The payment lab's state, through its public API (``GET /api/state``).
+
+    :param before: the run has not started: refuse it (409) if the payment lab is in step
+        mode, where every attempt would wait until stepped by hand (up to 120 s each).
+    :raises Problem: 502 ``payment-lab-unreachable`` if it cannot be read; 409
+        ``payment-lab-stepping`` (see ``before``).
+    """
     try:
         status, _, state = send("GET", "/api/state", {}, None)
     except NetworkError:
         status, state = 0, None
-    charges = state.get("charges") if isinstance(state, dict) else None
-    if status != 200 or not isinstance(charges, list):
+    if status != 200 or not isinstance(state, dict) or not isinstance(state.get("charges"), list):
         raise Problem(
             502,
             "payment-lab-unreachable",
             N_("Payment lab unreachable"),
             N_("The payment lab's state could not be read, so the run's charges are unknown."),
         )
-    return sum(1 for c in charges if isinstance(c, dict) and c.get("order_id") == order_id)
+    settings = state.get("settings")
+    if before and isinstance(settings, dict) and settings.get("step_mode") is True:
+        raise Problem(
+            409,
+            "payment-lab-stepping",
+            N_("Payment lab in step mode"),
+            N_(
+                "The payment lab is in step mode: every attempt would wait there until "
+                "stepped. Turn step mode off in the payment lab, then run again."
+            ),
+        )
+    return state
+
+
+def _count(state: dict[str, Any], order_id: str) -> int:
+    """How many charges the payment lab's ledger holds for ``order_id``."""
+    return sum(1 for c in state["charges"] if isinstance(c, dict) and c.get("order_id") == order_id)

@@ -66,13 +66,15 @@ def paths() -> dict[str, Any]:
                 {
                     "200": _json(_ref("RetryRun"), "The attempts and the outcome"),
                     **BAD_BODY,
+                    "409": PROBLEM,
                     "502": PROBLEM,
                 },
                 description="Each attempt is a real request to `POST "
                 "/lab/{lab_id}/api/charges`, behind the fault plan: a planned status is "
                 "answered in front of the payment lab, `lose_response` reaches it and loses "
                 "the answer. Waits pass on the workspace's virtual clock, never in real "
-                "time. 502: the payment lab's state could not be read to count the charges.",
+                "time. 409: the payment lab is in step mode (each attempt would wait until "
+                "stepped). 502: the payment lab's state could not be read to count the charges.",
                 requestBody=_body("RetryRunRequest"),
             ),
         },

@@ -35,7 +35,8 @@ def _load_lab() -> None:
 @bp.post("/run")
 def run() -> Response:
     """One charge through the retrying client: 200 with ``attempts``, ``outcome`` and
-    ``charges``; 400/413/415/422 for bad input; 502 when the payment lab cannot be read."""
+    ``charges``; 400/413/415/422 for bad input; 409 while the payment lab is in step
+    mode; 502 when the payment lab cannot be read."""
     body = _json_body()
     result = g.lab.retries.run(body, transport=to_payments(current_app, g.lab.id))
     return jsonify(result)
