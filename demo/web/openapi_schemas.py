@@ -32,7 +32,7 @@ from ..payments.charges import (
 )
 from ..payments.scenarios import SCENARIOS
 from ..payments.settings import CHOICES, RANGES, Settings
-from . import openapi_retries
+from . import openapi_retries, openapi_retries_page
 
 INTEGER_RULE = (
     "A JSON integer: a number written with a fraction or an exponent (24.0, 2.4e1) is "
@@ -290,6 +290,6 @@ def with_labs(*parts: dict[str, Any]) -> dict[str, Any]:
     """The document's ``paths``: ``parts`` (the shell's and the payment lab's), then the
     paths of the labs beside the payment lab, each from its own module."""
     merged: dict[str, Any] = {}
-    for part in (*parts, openapi_retries.paths()):
+    for part in (*parts, openapi_retries.paths(), openapi_retries_page.paths()):
         merged.update(part)
     return merged

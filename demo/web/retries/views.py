@@ -13,7 +13,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from ...workspace import Workspace
 from .. import is_htmx, lab_to_read, lab_to_write
-from ..links import offer
+from ..links import check_names, offer
 from ..nav import PAGES
 from .context import LAB, page_context, retries_of
 from .forms import faults_from, policy_from, storm_from
@@ -32,6 +32,7 @@ def page(lab_id: str) -> BaseResponse | str:
 
     :raises Problem: 404 for a bad lab id, or an unknown scenario or lesson.
     """
+    check_names(request.args.get("lesson"), request.args.get("scenario"), LAB)
     if {"scenario", "present"} & set(request.args) and "lab" not in request.args:
         return redirect(PAGES[LAB].url(lab_id, **request.args.to_dict(), lab=LAB), 303)
     workspace = lab_to_read(lab_id)
