@@ -63,11 +63,10 @@ STORM_FORM = {
 }
 
 
-def paths() -> dict[str, Any]:
-    """The retry page's paths."""
-    page = "/lab/{lab_id}/retries"
+def _links() -> list[dict[str, Any]]:
+    """The page's link parameters: each only offers its change, which a POST makes."""
     flag = {"enum": ["0", "1"]}
-    links = [
+    return [
         _query("scenario", {"enum": [*SCENARIOS, "none"]}, "Offers this scenario"),
         _query("lab", {"enum": ["retries"]}, "The lab a link's scenario belongs to"),
         _query("fixed", flag, "With `scenario`: offers it with its fix on (`1`)."),
@@ -75,6 +74,11 @@ def paths() -> dict[str, Any]:
         _query("lesson", {"type": "string"}, "Offers this lesson of the path"),
         _query("present", flag, "Offers presenter mode on (`1`) or off (`0`)."),
     ]
+
+
+def paths() -> dict[str, Any]:
+    """The retry page's paths."""
+    page = "/lab/{lab_id}/retries"
     bad = {code: PROBLEM for code in ("409", "413", "422")}
     return {
         page: {
@@ -84,7 +88,7 @@ def paths() -> dict[str, Any]:
                 "chart (SVG drawn on the server), the client's code. A link's change is "
                 "only offered: the GET changes nothing",
                 {"200": _html("The page"), "303": {"description": "The link with `lab=retries`"}},
-                parameters=links,
+                parameters=_links(),
             ),
         },
         f"{page}/panels": {
