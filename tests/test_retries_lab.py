@@ -16,6 +16,7 @@ from demo.engine.problems import Problem
 from demo.retries.lab import DEFAULT_FAULTS, RetriesLab
 from demo.retries.policy import Policy
 from demo.retries.scenarios import SCENARIOS
+from demo.retries.steps import STEPS
 from demo.web.i18n import LANGUAGES
 from demo.web.openapi import document
 from demo.workspace import Workspace
@@ -127,3 +128,16 @@ def test_the_answers_fit_the_document(client: FlaskClient) -> None:
     fits("RetriesState", client.get("/lab/d1/retries/api/state").get_json())
     for bad in ({"policy": {"max_attempts": 3}, "faults": ["ok"]}, {"faults": [503]}):
         fits("RetryRunRequest", bad)
+
+
+def test_every_step_a_run_writes_is_in_the_labs_table(lab: RetriesLab) -> None:
+    lab.run({"faults": ["lose_response", 429, 503, "ok"], "policy": {"max_attempts": 10}})
+    lab.run({"faults": [402]})
+    for entry in lab.runs():
+        for step in entry.steps:
+            kind = STEPS[step.name]
+            for name, value in step.detail.items():
+                assert kind.detail[name].valid(value), (step.name, name, value)
+        counts = {name: sum(s.name == name for s in entry.steps) for name in STEPS}
+        assert all(counts[name] <= STEPS[name].at_most for name in STEPS)
+        assert counts["send"] == counts["answer"] >= 1
