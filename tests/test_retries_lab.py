@@ -4,6 +4,7 @@ works, reset, blank, and its API answers against the OpenAPI document."""
 from __future__ import annotations
 
 import random
+import threading
 from typing import Any
 
 import pytest
@@ -141,3 +142,24 @@ def test_every_step_a_run_writes_is_in_the_labs_table(lab: RetriesLab) -> None:
         counts = {name: sum(s.name == name for s in entry.steps) for name in STEPS}
         assert all(counts[name] <= STEPS[name].at_most for name in STEPS)
         assert counts["send"] == counts["answer"] >= 1
+
+
+def test_runs_at_once_each_count_their_own_charges() -> None:
+    clock = VirtualClock(lambda: 0.0)
+    payments = payments_lab(clock)
+    lab = RetriesLab(clock=clock, transport=PaymentsTransport(payments))
+    results: list[dict[str, Any]] = []
+
+    def one(same_key: bool) -> None:
+        plan = {"faults": ["lose_response", "ok"], "policy": {"same_key": same_key}}
+        results.append(lab.run(plan))
+
+    threads = [threading.Thread(target=one, args=(i % 2 == 0,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(r["charges"] for r in results) == [1, 1, 1, 1, 2, 2, 2, 2]
+    assert len(payments.state()["charges"]) == 12
+    assert len({r["order_id"] for r in results}) == 8
+    assert len(lab.runs()) == 8
