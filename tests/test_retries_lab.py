@@ -4,6 +4,7 @@ works, reset, blank, and its API answers against the OpenAPI document."""
 from __future__ import annotations
 
 import random
+import threading
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from demo.engine.problems import Problem
 from demo.retries.lab import DEFAULT_FAULTS, RetriesLab
 from demo.retries.policy import Policy
 from demo.retries.scenarios import SCENARIOS
+from demo.retries.steps import STEPS
 from demo.web.i18n import LANGUAGES
 from demo.web.openapi import document
 from demo.workspace import Workspace
@@ -127,3 +129,37 @@ def test_the_answers_fit_the_document(client: FlaskClient) -> None:
     fits("RetriesState", client.get("/lab/d1/retries/api/state").get_json())
     for bad in ({"policy": {"max_attempts": 3}, "faults": ["ok"]}, {"faults": [503]}):
         fits("RetryRunRequest", bad)
+
+
+def test_every_step_a_run_writes_is_in_the_labs_table(lab: RetriesLab) -> None:
+    lab.run({"faults": ["lose_response", 429, 503, "ok"], "policy": {"max_attempts": 10}})
+    lab.run({"faults": [402]})
+    for entry in lab.runs():
+        for step in entry.steps:
+            kind = STEPS[step.name]
+            for name, value in step.detail.items():
+                assert kind.detail[name].valid(value), (step.name, name, value)
+        counts = {name: sum(s.name == name for s in entry.steps) for name in STEPS}
+        assert all(counts[name] <= STEPS[name].at_most for name in STEPS)
+        assert counts["send"] == counts["answer"] >= 1
+
+
+def test_runs_at_once_each_count_their_own_charges() -> None:
+    clock = VirtualClock(lambda: 0.0)
+    payments = payments_lab(clock)
+    lab = RetriesLab(clock=clock, transport=PaymentsTransport(payments))
+    results: list[dict[str, Any]] = []
+
+    def one(same_key: bool) -> None:
+        plan = {"faults": ["lose_response", "ok"], "policy": {"same_key": same_key}}
+        results.append(lab.run(plan))
+
+    threads = [threading.Thread(target=one, args=(i % 2 == 0,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(r["charges"] for r in results) == [1, 1, 1, 1, 2, 2, 2, 2]
+    assert len(payments.state()["charges"]) == 12
+    assert len({r["order_id"] for r in results}) == 8
+    assert len(lab.runs()) == 8

@@ -15,6 +15,7 @@ Modules (no web framework; no import of another lab):
 - :mod:`.storm`: the simulator (``contention`` and ``outage``, a retry budget),
   :func:`~.storm.simulate`; :mod:`.storm_input`: the API's rules and answer
   (:func:`~.storm_input.storm_answer`, 422 ``invalid-storm``).
+- :mod:`.steps`: the timeline's steps (``send``, ``answer``) and what each carries.
 - :mod:`.scenarios`: ``retry-policy``, ``lost-response-retry``, ``retry-after``,
   ``jitter``, ``retry-budget`` (:data:`~.scenarios.SCENARIOS`, :class:`~.scenarios.Scenario`).
 - :mod:`.lab`: :class:`~.lab.RetriesLab`, ``name = "retries"``:

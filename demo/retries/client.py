@@ -38,6 +38,7 @@ class Answer:
 
     @property
     def ok(self) -> bool:
+        """A 2xx answer."""
         return self.status is not None and 200 <= self.status < 300
 
     def retry_after_s(self) -> int | None:
@@ -128,7 +129,7 @@ def charge_with_retries(
 
     answer: Answer = Retrying(
         stop=stop_after_attempt(policy.max_attempts),
-        retry=log.should_retry,  # a network error, 408, 429, 5xx: never a 400 or a 402
+        retry=log.should_retry,  # what retry_on names: by default no 400, no 402
         wait=log.wait_s,  # the strategy's backoff, and at least Retry-After
         sleep=sleep,  # the virtual clock: a 2 s wait costs no real time
         before_sleep=log.retrying,
@@ -147,16 +148,20 @@ class AttemptLog:
         self.previous_ms = float(policy.base_ms)  # decorrelated jitter walks on from it
 
     def record(self, key: str, answer: Answer) -> None:
+        """Log an attempt that carried ``key`` and got ``answer``."""
         error = "network" if answer.status is None else None
         n = len(self.attempts) + 1
         self.attempts.append(Attempt(n, key, answer.status, error, self.next_wait_ms))
 
     def should_retry(self, state: RetryCallState) -> bool:
+        """tenacity's ``retry``: True for an answer ``retry_on`` names; says why either way."""
         answer: Answer = state.outcome.result()  # type: ignore[union-attr]
         self.attempts[-1].reason = why(self.policy, answer)
         return not answer.ok and self.policy.retries(answer.what)
 
     def wait_s(self, state: RetryCallState) -> float:
+        """tenacity's ``wait``, in s: the strategy's backoff, and at least ``Retry-After``
+        when the policy respects it (RFC 9110 §10.2.3)."""
         policy, answer = self.policy, state.outcome.result()  # type: ignore[union-attr]
         ms = backoff_ms(
             policy.strategy,
@@ -173,11 +178,13 @@ class AttemptLog:
         return ms / 1000
 
     def retrying(self, state: RetryCallState) -> None:
+        """tenacity's ``before_sleep``: the last attempt is retried after the coming wait."""
         self.next_wait_ms = (state.upcoming_sleep or 0.0) * 1000
         self.attempts[-1].retried = True
         self._traced(self.attempts[-1])
 
     def gave_up(self, state: RetryCallState) -> Answer:
+        """tenacity's ``retry_error_callback``: ``max_attempts`` reached; the last answer."""
         last = self.attempts[-1]
         last.reason = Text(
             "still %(what)s after %(n)s attempts (max_attempts): gave up",
@@ -187,6 +194,7 @@ class AttemptLog:
         return state.outcome.result()  # type: ignore[union-attr, no-any-return]
 
     def result(self, answer: Answer) -> Run:
+        """The run, from the last ``answer``: see :func:`charge_with_retries`."""
         self._traced(self.attempts[-1])
         if answer.ok:
             replayed = header(answer.headers, "Idempotent-Replayed") == "true"
