@@ -107,3 +107,10 @@ def test_the_payment_page_keeps_to_its_own_chapter(
         assert page.status_code == 200
         assert "0 of 10 achieved" in page.text
     assert "1 of 5 achieved" in client.get(f"{LAB}/retries").text
+
+
+def test_no_hint_repeats_a_step() -> None:
+    """A hint adds something the card does not say already."""
+    for lesson in CHAPTERS["retries"]:
+        steps = set(SCENARIOS[lesson.name].steps)
+        assert not steps & set(lesson.hints), lesson.name

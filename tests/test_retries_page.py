@@ -216,3 +216,17 @@ def test_the_page_in_vietnamese_misses_no_translation() -> None:
     assert '<html lang="vi">' in html and "Lần chạy gần nhất" in html
     assert 'id="lesson"' in html
     assert MISSING not in html
+
+
+def test_a_link_lands_on_the_retry_page(client: FlaskClient) -> None:
+    """A link's scenario or presenter mode, given on the retry page without ``lab``: sent
+    on with ``lab=retries`` (a GET changes nothing), and its POST lands back here."""
+    answer = client.get(f"{LAB}/retries?scenario=jitter&fixed=1")
+    assert answer.status_code == 303
+    assert "lab=retries" in answer.headers["Location"]
+    assert "scenario=jitter" in answer.headers["Location"]
+    assert client.application.extensions["labs"].peek("rp1") is None
+    applied = client.post(f"{LAB}?scenario=jitter&fixed=1&lab=retries")
+    assert applied.headers["Location"].endswith(f"{LAB}/retries")
+    assert client.get(f"{LAB}/retries?scenario=no-such").status_code == 404
+    assert client.get("/lab/bad%20id/retries?present=1").status_code == 404

@@ -32,10 +32,10 @@ def page(lab_id: str) -> BaseResponse | str:
 
     :raises Problem: 404 for a bad lab id, or an unknown scenario or lesson.
     """
+    workspace = lab_to_read(lab_id)
     check_names(request.args.get("lesson"), request.args.get("scenario"), LAB)
     if {"scenario", "present"} & set(request.args) and "lab" not in request.args:
         return redirect(PAGES[LAB].url(lab_id, **request.args.to_dict(), lab=LAB), 303)
-    workspace = lab_to_read(lab_id)
     change = offer(workspace)
     context = page_context(workspace)
     autorun = change is None and request.args.get("run") == "1" and context["scenario"] is not None
