@@ -230,3 +230,17 @@ def test_a_link_lands_on_the_retry_page(client: FlaskClient) -> None:
     assert applied.headers["Location"].endswith(f"{LAB}/retries")
     assert client.get(f"{LAB}/retries?scenario=no-such").status_code == 404
     assert client.get("/lab/bad%20id/retries?present=1").status_code == 404
+
+
+def test_reset_forgets_the_runs_and_keeps_the_policy(
+    client: FlaskClient, lab_of: Callable[[str], Workspace]
+) -> None:
+    run(client, faults_choice=LOST_THEN_OK, max_attempts="5")
+    client.post(f"{LAB}/retries/storm", data=storm_form(), headers=HTMX)
+    answer = client.post(f"{LAB}/retries/reset", headers=HTMX)
+    assert answer.status_code == 200
+    assert "No run yet" in answer.text and "No storm yet" in answer.text
+    retries = lab_of("rp1").retries
+    assert retries.last_run is None and retries.last_storm is None and not retries.runs()
+    assert retries.policy.max_attempts == 5
+    assert len(lab_of("rp1").payments.gateway.ledger()) == 1  # the payment lab keeps its own

@@ -76,10 +76,13 @@ def _links() -> list[dict[str, Any]]:
     ]
 
 
+PAGE = "/lab/{lab_id}/retries"
+BAD = {code: PROBLEM for code in ("409", "413", "422")}
+
+
 def paths() -> dict[str, Any]:
-    """The retry page's paths."""
-    page = "/lab/{lab_id}/retries"
-    bad = {code: PROBLEM for code in ("409", "413", "422")}
+    """The retry page's paths: the page and its panels, then its form posts."""
+    page = PAGE
     return {
         page: {
             "parameters": [LAB_ID],
@@ -99,6 +102,14 @@ def paths() -> dict[str, Any]:
                 parameters=[_query("since", TEXT, "The version the page shows")],
             ),
         },
+        **_posts(),
+    }
+
+
+def _posts() -> dict[str, Any]:
+    """The form posts the page's buttons send."""
+    page, bad = PAGE, BAD
+    return {
         f"{page}/run": {
             "parameters": [LAB_ID],
             "post": _lab(
@@ -114,6 +125,13 @@ def paths() -> dict[str, Any]:
                 "Storm: the storm form, read into the API's storm request",
                 {"200": _html("The panels (htmx)"), **BACK, **bad},
                 requestBody=_form(STORM_FORM),
+            ),
+        },
+        f"{page}/reset": {
+            "parameters": [LAB_ID],
+            "post": _lab(
+                "Start the retry lab afresh (runs and storm; the policy and plan stay)",
+                {"200": _html("The panels (htmx)"), **BACK, "409": PROBLEM},
             ),
         },
         f"{page}/lessons/{{name}}/hint": {

@@ -67,6 +67,19 @@ def storm(lab_id: str) -> BaseResponse:
     return _answer(workspace)
 
 
+@bp.post("/lab/<lab_id>/retries/reset")
+def reset(lab_id: str) -> BaseResponse:
+    """Start the retry lab afresh: its runs and storm forgotten, the policy and the fault
+    plan kept (the payment lab and the lesson progress untouched). The panels (htmx),
+    else 303 to the page.
+
+    :raises Problem: 409 in a read-only replay.
+    """
+    workspace = lab_to_write(lab_id)
+    retries_of(workspace).reset()
+    return _answer(workspace)
+
+
 @bp.post("/lab/<lab_id>/retries/lessons/<name>/hint")
 def hint(lab_id: str, name: str) -> BaseResponse:
     """Reveal the next hint of lesson ``name``: the panels (htmx), else 303 to the page.
