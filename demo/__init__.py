@@ -109,6 +109,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from .web.payments import api, views
     from .web.queue import api as queue_api
     from .web.queue import views as queue_views
+    from .web.retries import api as retries_api
+    from .web.retries import views as retries_views
 
     i18n.init(app)
     assets.init(app)
@@ -123,5 +125,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(queue_api.bp)
     app.register_blueprint(workshop.bp)
     app.register_blueprint(queue_views.bp)
+    app.register_blueprint(retries_api.bp)
+    app.register_blueprint(retries_views.bp)
     app.wsgi_app = headers.strip_field_values(app.wsgi_app)  # type: ignore[method-assign,assignment]
     return app

@@ -26,6 +26,7 @@ from .payments.scenarios import Scenario
 from .payments.settings import Settings
 from .queue.broker import Broker
 from .queue.lab import QueueLab
+from .retries.lab import RetriesLab
 
 
 class Workspace:
@@ -82,7 +83,14 @@ class Workspace:
             touch=self.changes.touch,
             finished=weakly(self._observe),
         )
-        self.labs: dict[str, Lab] = {self.payments.name: self.payments, self.queue.name: self.queue}
+        self.retries = RetriesLab(
+            clock=self.clock, touch=self.changes.touch, finished=weakly(self._observe)
+        )
+        self.labs: dict[str, Lab] = {
+            self.payments.name: self.payments,
+            self.retries.name: self.retries,
+            self.queue.name: self.queue,
+        }
         """Every lab of the workspace by name, in the order the lab switcher shows them."""
         self.lesson: Lesson | None = None
         """The lesson open on the path, if any; its checks run after every request."""

@@ -1,6 +1,7 @@
 """Take the README's screenshots: each state an attendee sees, at 1280×720.
 
     python docs/screenshots.py            # writes docs/*.png
+    python docs/screenshots.py retries    # the retry lab's only (docs/retry-*.png)
 
 Runs the app in a thread of this process and drives Debian's Chromium (or
 ``$DEMO_CHROMIUM``) with Playwright, as the browser tests do.
@@ -45,6 +46,11 @@ def main() -> None:
             ],
         )
         page = browser.new_page(viewport={"width": 1280, "height": 720}, accept_downloads=True)
+        retry_lab(page, base)
+        if sys.argv[1:] == ["retries"]:
+            browser.close()
+            server.shutdown()
+            return
         page.goto(base)
         button = lambda name: page.get_by_role("button", name=name, exact=True)  # noqa: E731
         headline = page.locator("#explain .headline")
@@ -158,6 +164,22 @@ def main() -> None:
         shoot_queue(browser, f"http://127.0.0.1:{server.port}")
         browser.close()
     server.shutdown()
+
+
+def retry_lab(page: Page, base: str) -> None:
+    """The retry lab: the double charge of a new key per attempt, and the storm chart of
+    100 contending clients, every strategy side by side."""
+    page.goto(f"{base}-retries/retries?scenario=lost-response-retry&run=1")
+    expect(page.locator("#offer")).to_have_count(0)
+    expect(page.locator("#run .charges")).to_have_attribute("data-charges", "2", timeout=15_000)
+    shoot(page, "retry-double-charge")
+    page.goto(f"{base}-storm/retries")
+    page.locator("#storm-form select[name=strategy]").select_option("all")
+    page.locator("button[data-action='storm']").click()
+    expect(page.locator("svg.storm-chart g.panel")).to_have_count(6)
+    page.wait_for_timeout(150)
+    page.locator("#storm").screenshot(path=OUT / "retry-storm.png")
+    print("wrote", OUT / "retry-storm.png")
 
 
 if __name__ == "__main__":

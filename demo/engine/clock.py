@@ -51,3 +51,10 @@ class VirtualClock:
         with self._guard:
             self.offset_s += seconds
             return self.offset_s
+
+    def sleep(self, seconds: float) -> None:
+        """Let ``seconds`` of virtual time pass at once, sleeping for none: a retrying
+        client's backoff (the retry lab) costs no real time. Moves the clock forward."""
+        if seconds > 0:
+            with self._guard:
+                self.offset_s += seconds

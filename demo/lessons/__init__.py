@@ -14,12 +14,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import payment_facts, queue_facts
+from . import payment_facts, queue_facts, retries_facts
 from .engine import Check, Evidence, Lesson, Progress, observe
 from .payments import PATH
 from .queue import QUEUE_PATH
+from .retries import CHAPTER as RETRIES_CHAPTER
 
-CHAPTERS: dict[str, tuple[Lesson, ...]] = {"payments": PATH, "queue": QUEUE_PATH}
+CHAPTERS: dict[str, tuple[Lesson, ...]] = {
+    "payments": PATH,
+    "retries": RETRIES_CHAPTER,
+    "queue": QUEUE_PATH,
+}
 """Each lab's chapter of the path: lab name → its lessons, in order."""
 
 LESSONS: dict[str, Lesson] = {
@@ -29,6 +34,7 @@ LESSONS: dict[str, Lesson] = {
 
 EVIDENCE: dict[str, Callable[[Any], Evidence]] = {
     "payments": payment_facts.evidence,
+    "retries": retries_facts.evidence,
     "queue": queue_facts.evidence,
 }
 """What each lab's lessons read of it: lab name → a function of the lab to its evidence."""

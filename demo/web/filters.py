@@ -73,6 +73,7 @@ ACTIONS = {
     "Change amount": N_("Change amount"),
     "Retry with a new key": N_("Retry with a new key"),
     "Pay (second tab)": N_("Pay (second tab)"),
+    "Retry client": N_("Retry client"),
 }
 """The page's buttons by their ``data-action`` names (sent as ``X-Lab-Action``)."""
 

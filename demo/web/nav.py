@@ -16,6 +16,7 @@ from flask import Flask, url_for
 from ..engine.text import N_
 from ..payments.scenarios import SCENARIOS as PAYMENT_SCENARIOS
 from ..queue.scenarios import SCENARIOS as QUEUE_SCENARIOS
+from ..retries.scenarios import SCENARIOS as RETRY_SCENARIOS
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class LabPage:
 
 LAB_PAGES: tuple[LabPage, ...] = (
     LabPage("payments", N_("Payments"), "shell.lab_page", PAYMENT_SCENARIOS),
+    LabPage("retries", N_("Retries"), "retries_page.page", RETRY_SCENARIOS),
     LabPage("queue", N_("Queue"), "queue_page.page", QUEUE_SCENARIOS),
 )
 """Every lab's page, in the order the switcher shows them."""

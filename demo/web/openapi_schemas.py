@@ -32,7 +32,7 @@ from ..payments.charges import (
 )
 from ..payments.scenarios import SCENARIOS
 from ..payments.settings import CHOICES, RANGES, Settings
-from . import openapi_queue, openapi_queue_page
+from . import openapi_queue, openapi_queue_page, openapi_retries, openapi_retries_page
 
 INTEGER_RULE = (
     "A JSON integer: a number written with a fraction or an exponent (24.0, 2.4e1) is "
@@ -271,11 +271,6 @@ def state() -> dict[str, Any]:
     }
 
 
-def labs() -> dict[str, Any]:
-    """The paths of the other labs' APIs (each lab's own module builds them)."""
-    return {**openapi_queue.paths(), **openapi_queue_page.paths()}
-
-
 def schemas() -> dict[str, Any]:
     """``components.schemas``."""
     return {
@@ -288,4 +283,20 @@ def schemas() -> dict[str, Any]:
         "StepRequest": step_request(),
         "History": history_outline(),
         **openapi_queue.schemas(),
+        **openapi_retries.schemas(),
     }
+
+
+def with_labs(*parts: dict[str, Any]) -> dict[str, Any]:
+    """The document's ``paths``: ``parts`` (the shell's and the payment lab's), then the
+    paths of the labs beside the payment lab, each from its own module."""
+    merged: dict[str, Any] = {}
+    labs = (
+        openapi_retries.paths(),
+        openapi_retries_page.paths(),
+        openapi_queue.paths(),
+        openapi_queue_page.paths(),
+    )
+    for part in (*parts, *labs):
+        merged.update(part)
+    return merged

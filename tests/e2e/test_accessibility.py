@@ -172,3 +172,22 @@ def test_queue_lab_presenter_mode_with_a_dead_letter_and_a_simulation(
     page.locator("#simulate").click()
     expect(page.locator(".sim-result")).to_be_visible()
     no_violations(page)
+
+
+def test_retry_lab(page: Page, live_server: Any, errors: Any) -> None:
+    """The retry lab's page: fresh, after a run with a double charge, and with the storm
+    chart and an open lesson."""
+    lab_id = f"e2e-a11y-retries-{secrets.token_hex(4)}"
+    page.goto(f"{live_server.url}/lab/{lab_id}/retries")
+    no_violations(page)
+    page.get_by_role("checkbox", name="same_key").uncheck()
+    page.get_by_label("The plan").fill("lose_response, ok")  # the menu follows: your own list
+    page.locator("button[data-action='run']").click()
+    expect(page.locator("#run .run-headline")).to_contain_text("DOUBLE CHARGE")
+    page.locator("button[data-action='storm']").click()
+    expect(page.locator("svg.storm-chart")).to_be_visible()
+    no_violations(page)
+    page.goto(f"{live_server.url}/lab/{lab_id}/retries?lesson=jitter")
+    expect(page.locator("#offer")).to_have_count(0)
+    expect(page.locator("#lesson")).to_be_visible()
+    no_violations(page)

@@ -1,0 +1,202 @@
+"""The retry lab's scenarios, as data: the policy and fault plan (or the storm) each sets,
+the clicks that show the pitfall, what the fix changes, and what should be seen with it.
+
+``script`` names the page's buttons by their ``data-action``: ``"run"`` (one charge through
+the retrying client) and ``"storm"`` (the simulator). :meth:`Scenario.expected` is the
+expected-vs-actual pair the card shows, computed from the lab's last run or storm.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..engine.text import N_, Text
+from .policy import MISTAKES, SAFE_TO_RETRY
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One card of the retry lab.
+
+    :param policy: the policy's members this scenario sets (on the defaults).
+    :param faults: the fault plan of each run.
+    :param storm: the storm request (see :mod:`.storm_input`), for a storm scenario.
+    :param fix_policy: the policy's members the fix changes; ``fix_storm`` the storm's.
+    :param expect: what the card checks, e.g. ``{"charges": 1}``, and ``fix_expect``
+        with the fix; see :meth:`expected`.
+    """
+
+    name: str
+    title: str
+    goal: str
+    steps: tuple[str, ...]
+    why: str
+    fix_text: str
+    script: tuple[str, ...]
+    policy: Mapping[str, Any] = field(default_factory=dict)
+    faults: tuple[str | int, ...] = ()
+    storm: Mapping[str, Any] = field(default_factory=dict)
+    fix_policy: Mapping[str, Any] = field(default_factory=dict)
+    fix_storm: Mapping[str, Any] = field(default_factory=dict)
+    expect: Mapping[str, Any] = field(default_factory=dict)
+    fix_expect: Mapping[str, Any] = field(default_factory=dict)
+
+    def policy_for(self, fixed: bool) -> dict[str, Any]:
+        """The policy members to set, with the fix applied or not."""
+        return {**self.policy, **(self.fix_policy if fixed else {})}
+
+    def storm_for(self, fixed: bool) -> dict[str, Any]:
+        """The storm request, with the fix applied or not (empty: not a storm scenario)."""
+        return {**self.storm, **(self.fix_storm if fixed else {})} if self.storm else {}
+
+    def expected(
+        self, fixed: bool, run: Mapping[str, Any] | None, storm: Mapping[str, Any] | None
+    ) -> list[dict[str, Any]]:
+        """Each expected value next to the actual one: ``{"what", "expected", "actual",
+        "met"}`` (``actual`` ``None`` before the first run or storm). ``what`` names a
+        run member (``charges``, ``outcome``, ``attempts``), ``max_wait_ms`` (the longest
+        wait of the run, at least the expected), or a storm member (``calls``,
+        ``peak_load``: at most the expected)."""
+        rows = []
+        for what, want in (self.fix_expect if fixed else self.expect).items():
+            got = _actual(what, run, storm)
+            rows.append(
+                {"what": what, "expected": want, "actual": got, "met": _met(what, want, got)}
+            )
+        return rows
+
+
+def _actual(what: str, run: Mapping[str, Any] | None, storm: Mapping[str, Any] | None) -> Any:
+    if what in ("calls", "peak_load"):
+        return None if storm is None else storm.get(what)
+    if run is None:
+        return None
+    if what == "attempts":
+        return len(run["attempts"])
+    if what == "max_wait_ms":
+        return max((a["waited_ms"] for a in run["attempts"]), default=0)
+    return run.get(what)
+
+
+def _met(what: str, want: Any, got: Any) -> bool:
+    if got is None:
+        return False
+    if what == "max_wait_ms":
+        return bool(got >= want)
+    if what in ("calls", "peak_load"):
+        return bool(got <= want)
+    return bool(got == want)
+
+
+_ALL_SAFE = list(SAFE_TO_RETRY)
+
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s
+    for s in (
+        Scenario(
+            "retry-policy",
+            N_("Retrying what cannot succeed"),
+            N_("See a 400 retried for nothing, and why a declined card is final."),
+            (N_("Press Run: the server answers 400 to every attempt, and the client retries it."),),
+            N_(
+                "A 400 says the request itself is wrong, and a 402 that the card was declined: "
+                "the same request gets the same answer, so each retry is wasted work."
+            ),
+            N_("Retry only what may succeed next time: a network error, 408, 429 and 5xx."),
+            ("run",),
+            policy={"retry_on": [*_ALL_SAFE, *MISTAKES], "strategy": "exponential"},
+            faults=(400, 400, 400, 400),
+            fix_policy={"retry_on": _ALL_SAFE},
+            expect={"attempts": 1, "outcome": "final_error"},
+            fix_expect={"attempts": 1, "outcome": "final_error"},
+        ),
+        Scenario(
+            "lost-response-retry",
+            N_("A retry after a lost response"),
+            N_("The charge happened, the answer was lost: is the retry safe?"),
+            (
+                N_(
+                    "Press Run: the first attempt charges and its answer is lost; the client "
+                    "retries with a new key."
+                ),
+            ),
+            N_(
+                "A new key is a new intent to the server: the retry charges again. The client "
+                "could not know the first attempt had charged."
+            ),
+            N_("Keep the same key for every attempt: the server replays the first charge."),
+            ("run",),
+            policy={"same_key": False},
+            faults=("lose_response", "ok"),
+            fix_policy={"same_key": True},
+            expect={"charges": 1},
+            fix_expect={"charges": 1, "outcome": "replayed"},
+        ),
+        Scenario(
+            "retry-after",
+            N_("Retry-After ignored"),
+            N_("The server said when to come back: does the client listen?"),
+            (N_("Press Run: the server answers 429 with Retry-After: 3, then serves."),),
+            N_(
+                "The client waits only its own backoff and comes back before the server asked "
+                "it to: under load, that retry is refused again."
+            ),
+            N_("Respect Retry-After: wait at least the seconds the server gave."),
+            ("run",),
+            policy={"respect_retry_after": False},
+            faults=(429, "ok"),
+            fix_policy={"respect_retry_after": True},
+            expect={"max_wait_ms": 3000},
+            fix_expect={"max_wait_ms": 3000},
+        ),
+        Scenario(
+            "jitter",
+            N_("Backoff without jitter"),
+            N_("100 clients retry against one record: see the synchronised waves."),
+            (N_("Press Storm: 100 clients contend, retrying with exponential backoff."),),
+            N_(
+                "Clients that failed together back off by the same amounts and collide again, "
+                "round after round: most of their calls are wasted."
+            ),
+            N_("Add full jitter: a random wait up to the backoff spreads the clients out."),
+            ("storm",),
+            storm={"model": "contention", "clients": 100, "strategy": "exponential", "seed": 1},
+            fix_storm={"strategy": "full_jitter"},
+            expect={"calls": 1000},
+            fix_expect={"calls": 1000},
+        ),
+        Scenario(
+            "retry-budget",
+            N_("A retry storm during an outage"),
+            N_("The server is down for 10 s; 1,000 clients retry at once on every failure."),
+            (N_("Press Storm: the clients retry without any wait until the server is back."),),
+            N_(
+                "Every failure is retried at once, so the load on a server that is already "
+                "down is many times the real demand."
+            ),
+            N_("Add a retry budget: when its tokens run out, the error goes back to the caller."),
+            ("storm",),
+            storm={
+                "model": "outage",
+                "clients": 1000,
+                "strategy": "none",
+                "capacity_per_s": 100,
+                "outage_s": 10,
+                "seed": 1,
+            },
+            fix_storm={"budget": {"burst": 10, "per_s": 5}},
+            expect={"peak_load": 1000},
+            fix_expect={"peak_load": 1000},
+        ),
+    )
+}
+
+
+def scenario_names() -> tuple[str, ...]:
+    """The scenarios' names, in the chapter's order."""
+    return tuple(SCENARIOS)
+
+
+UNKNOWN = Text("Scenarios are: %(names)s.", names=", ".join(SCENARIOS))
