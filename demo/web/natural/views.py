@@ -1,0 +1,84 @@
+"""The operations lab's page, ``GET /lab/<lab_id>/natural``, and the fragments htmx swaps
+into it (``GET …/natural/_partials/<part>``). Both are GETs: they change nothing (the
+pixel the article embeds is the one GET that does, on purpose: :mod:`.api`)."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from flask import Response, g, render_template
+from werkzeug.exceptions import NotFound
+
+from ...natural.lab import NaturalLab
+from ...natural.operations import OPERATIONS, START, TRANSFER_AMOUNT
+from ...natural.pixel import MAX_WINDOW_S
+from ...natural.scenarios import FIX_WINDOW_S, SCENARIOS
+from ...workspace import Workspace
+from .. import lab_to_read
+from . import bp
+
+PARTS = ("operations", "lost_update", "pixel", "article", "timeline", "lesson")
+"""The fragments the page swaps, each a template ``natural/_partials/<part>.html``."""
+
+POST = "42"
+"""The article's post id: what its pixel counts."""
+
+TIMELINE_SHOWN = 10
+"""The timeline shows the newest requests, this many."""
+
+_loads = itertools.count(1)
+
+
+def context(workspace: Workspace) -> dict[str, Any]:
+    """What the page and every fragment render from."""
+    lab: NaturalLab = workspace.labs[NaturalLab.name]
+    lesson = workspace.lesson if workspace.lesson and workspace.lesson.lab == lab.name else None
+    delayed = lab.last("delayed-duplicate")
+    return {
+        "lab": workspace,
+        "nat": lab,
+        "operations": OPERATIONS,
+        "runs": lab.latest_runs(),
+        "start": START,
+        "amount": TRANSFER_AMOUNT,
+        "delayed": delayed.result if delayed else None,
+        "views": lab.pixel.counts(),
+        "post": POST,
+        "window_s": lab.pixel.window_s,
+        "fix_window_s": FIX_WINDOW_S,
+        "max_window_s": MAX_WINDOW_S,
+        "timeline": list(reversed(lab.requests()[-TIMELINE_SHOWN:])),
+        "scenario": lab.scenario,
+        "scenarios": SCENARIOS.values(),
+        "fixed": lab.fixed,
+        "lesson": lesson,
+        "progress": workspace.progress.get(lesson.name) if lesson else None,
+        "load": next(_loads),
+    }
+
+
+def fragment(workspace: Workspace, part: str) -> Response:
+    """The fragment ``part`` of the page, as an HTML response."""
+    html = render_template(f"natural/_partials/{part}.html", **context(workspace))
+    response = Response(html, 200, mimetype="text/html")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("")
+def page() -> str:
+    """The operations lab: the operations table, the lost-update strip, the tracking
+    pixel's article and the timeline. A lab that does not exist shows blank."""
+    g.lab = lab_to_read(g.lab_id)
+    return render_template("natural/page.html", **context(g.lab))
+
+
+@bp.get("/_partials/<part>")
+def partial(part: str) -> Response:
+    """One fragment of the page (``operations``, ``lost_update``, ``pixel``, ``article``,
+    ``timeline``, ``lesson``); 404 for another name."""
+    if part not in PARTS:
+        raise NotFound()
+    g.lab = lab_to_read(g.lab_id)
+    return fragment(g.lab, part)
