@@ -87,13 +87,14 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["labs"] = _registry(app.config)
 
     from . import web
-    from .web import assets, errors, filters, headers, i18n, shell, workshop
+    from .web import assets, errors, filters, headers, i18n, nav, shell, workshop
     from .web.payments import api, views
 
     i18n.init(app)
     assets.init(app)
     errors.register(app)
     filters.register(app)
+    nav.register(app)
     app.before_request(web.refuse_cross_site_writes)
     app.before_request(web.refuse_writes_to_replays)
     app.register_blueprint(shell.bp)

@@ -13,6 +13,7 @@ from typing import Any
 
 from .engine.changes import Changes, weakly
 from .engine.clock import Clock, VirtualClock
+from .engine.lab import Lab
 from .engine.problems import Problem
 from .engine.stepping import MAX_PAUSED_PER_LAB
 from .engine.text import N_, Text
@@ -66,7 +67,8 @@ class Workspace:
             touch=self.changes.touch,
             finished=weakly(self._observe),  # no cycle: a dropped workspace is freed at once
         )
-        self.labs: dict[str, Any] = {self.payments.name: self.payments}
+        self.labs: dict[str, Lab] = {self.payments.name: self.payments}
+        """Every lab of the workspace by name, in the order the lab switcher shows them."""
         self.lesson: Lesson | None = None
         """The lesson open on the path, if any; its checks run after every request."""
         self.progress: dict[str, Progress] = {}
@@ -117,13 +119,13 @@ class Workspace:
 
     # -- scenarios and resets ---------------------------------------------------------------
 
-    def apply_scenario(self, name: str, *, fixed: bool = False) -> Scenario:
-        """Start the payment lab's scenario ``name`` afresh (with its fix if ``fixed``), the
-        clock back to now; a lesson on another scenario closes.
+    def apply_scenario(self, name: str, *, fixed: bool = False, lab: str = "payments") -> Any:
+        """Start lab ``lab``'s scenario ``name`` afresh (with its fix if ``fixed``), the
+        clock back to now; a lesson on another scenario closes. Returns the scenario.
 
-        :raises Problem: 404 for an unknown scenario name.
+        :raises Problem: 404 for an unknown lab or scenario name.
         """
-        scenario = self.payments.apply_scenario(name, fixed=fixed)
+        scenario = self._lab_named(lab).apply_scenario(name, fixed=fixed)
         with self._guard:
             self.clock.offset_s = 0.0
             if self.lesson is not None and self.lesson.name != name:
@@ -131,9 +133,12 @@ class Workspace:
         self.touch()
         return scenario
 
-    def leave_scenario(self) -> None:
-        """Back to the free lab: default settings and client, results kept; no lesson open."""
-        self.payments.leave_scenario()
+    def leave_scenario(self, lab: str = "payments") -> None:
+        """Lab ``lab`` back to free play: default settings, results kept; no lesson open.
+
+        :raises Problem: 404 for an unknown lab name.
+        """
+        self._lab_named(lab).leave_scenario()
         with self._guard:
             self.lesson = None
         self.touch()
@@ -141,7 +146,8 @@ class Workspace:
     def reset(self) -> None:
         """Start the labs afresh and the clock back to now; the settings, the view and the
         lesson progress stay."""
-        self.payments.reset()
+        for each in self.labs.values():
+            each.reset()
         self.clock.offset_s = 0.0
         self.touch()
 
@@ -153,7 +159,7 @@ class Workspace:
         :raises Problem: 404 for an unknown lesson.
         """
         lesson = self._lesson_named(name)
-        self.apply_scenario(name)
+        self.apply_scenario(name, lab=lesson.lab)
         with self._guard:
             self.lesson = lesson
             self.progress.setdefault(name, Progress())
@@ -202,6 +208,17 @@ class Workspace:
             )
         return lesson
 
+    def _lab_named(self, name: str) -> Lab:
+        lab = self.labs.get(name)
+        if lab is None:
+            raise Problem(
+                404,
+                "unknown-lab",
+                N_("No such lab"),
+                Text("Labs are: %(names)s.", names=", ".join(self.labs)),
+            )
+        return lab
+
     def _observe(self) -> None:
         """Run the open lesson's checks on its lab's real state (see :mod:`demo.lessons`)."""
         lesson = self.lesson
@@ -240,7 +257,7 @@ class Workspace:
         loses nothing, so the registry evicts blank ones first."""
         with self._guard:
             return (
-                self.payments.is_blank()
+                all(each.is_blank() for each in self.labs.values())
                 and not self.progress
                 and self.lesson is None
                 and not self.present

@@ -1,7 +1,13 @@
 """The lessons path: the lesson engine, and one chapter of lessons per lab.
 
 Lessons read labs; labs never read lessons. A workspace runs the open lesson's checks
-after every request (:func:`observe`, on the evidence its chapter reads)."""
+after every request (:func:`observe`, on the evidence its chapter reads).
+
+A lab's chapter is a module here (``payments.py``) with a tuple of
+:class:`Lesson` (``lab=<the lab's name>``; each lesson's name is a scenario of that lab,
+so names are unique across chapters) and a facts module its checks read
+(``payment_facts.py``); both are registered below.
+"""
 
 from __future__ import annotations
 
@@ -12,10 +18,31 @@ from . import payment_facts
 from .engine import Check, Evidence, Lesson, Progress, observe
 from .payments import PATH
 
-LESSONS: dict[str, Lesson] = {lesson.name: lesson for lesson in PATH}
-"""Every lesson of the path, by name."""
+CHAPTERS: dict[str, tuple[Lesson, ...]] = {"payments": PATH}
+"""Each lab's chapter of the path: lab name → its lessons, in order."""
+
+LESSONS: dict[str, Lesson] = {
+    lesson.name: lesson for chapter in CHAPTERS.values() for lesson in chapter
+}
+"""Every lesson of every chapter, by name."""
 
 EVIDENCE: dict[str, Callable[[Any], Evidence]] = {"payments": payment_facts.evidence}
 """What each lab's lessons read of it: lab name → a function of the lab to its evidence."""
 
-__all__ = ["EVIDENCE", "LESSONS", "PATH", "Check", "Lesson", "Progress", "observe"]
+
+def chapter_of(name: str) -> tuple[Lesson, ...]:
+    """The chapter lesson ``name`` belongs to (``KeyError`` for an unknown lesson)."""
+    return CHAPTERS[LESSONS[name].lab]
+
+
+__all__ = [
+    "CHAPTERS",
+    "EVIDENCE",
+    "LESSONS",
+    "PATH",
+    "Check",
+    "Lesson",
+    "Progress",
+    "chapter_of",
+    "observe",
+]

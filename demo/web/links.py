@@ -13,11 +13,11 @@ from flask import request, url_for
 
 from ..engine.problems import Problem
 from ..engine.text import N_, Text
-from ..lessons import LESSONS, PATH
-from ..payments.scenarios import SCENARIOS
+from ..lessons import LESSONS, chapter_of
 from ..workspace import Workspace
+from .nav import PAGES, page_of_scenario
 
-LINK_ARGS = ("scenario", "fixed", "run", "lesson", "present")
+LINK_ARGS = ("scenario", "fixed", "run", "lesson", "present", "lab")
 """The query arguments of a shareable link (``?lesson=race``, ``?present=1``, …)."""
 
 
@@ -32,8 +32,9 @@ class Offer:
     """A second change the same link makes (presenter mode beside a lesson or scenario)."""
 
 
-def check_names(lesson: str | None, scenario: str | None) -> None:
-    """:raises Problem: 404 for an unknown lesson or scenario (the lab's own problems)."""
+def check_names(lesson: str | None, scenario: str | None, lab: str = "payments") -> None:
+    """:raises Problem: 404 for an unknown lesson, lab, or scenario of lab ``lab`` (the
+    labs' own problems)."""
     if lesson is not None and lesson not in LESSONS:
         raise Problem(
             404,
@@ -41,12 +42,20 @@ def check_names(lesson: str | None, scenario: str | None) -> None:
             N_("No such lesson"),
             Text("Lessons are: %(names)s.", names=", ".join(LESSONS)),
         )
-    if scenario is not None and scenario != "none" and scenario not in SCENARIOS:
+    page = PAGES.get(lab)
+    if page is None:
+        raise Problem(
+            404,
+            "unknown-lab",
+            N_("No such lab"),
+            Text("Labs are: %(names)s.", names=", ".join(PAGES)),
+        )
+    if scenario is not None and scenario != "none" and scenario not in page.scenarios:
         raise Problem(
             404,
             "unknown-scenario",
             N_("No such scenario"),
-            Text("Scenarios are: %(names)s.", names=", ".join(SCENARIOS)),
+            Text("Scenarios are: %(names)s.", names=", ".join(page.scenarios)),
         )
 
 
@@ -60,7 +69,7 @@ def offer(lab: Workspace) -> Offer | None:
     lesson, scenario = args.get("lesson"), args.get("scenario")
     if present is None and lesson is None and scenario is None:
         return None
-    check_names(lesson, scenario)
+    check_names(lesson, scenario, args.get("lab", "payments"))
     query: dict[str, Any] = {name: args[name] for name in LINK_ARGS if name in args}
     action = url_for("shell.open_link", lab_id=lab.id, **query)
     # A link may carry presenter mode too: the offer names both changes.
@@ -88,8 +97,8 @@ def offer(lab: Workspace) -> Offer | None:
 
 def _lesson_offer(lesson: str, action: str, also: str | Text) -> Offer:
     """The offer of ``?lesson=<name>``: the lesson by its number on the path."""
-    n = [item.name for item in PATH].index(lesson) + 1
-    title = SCENARIOS[lesson].title
+    n = [item.name for item in chapter_of(lesson)].index(lesson) + 1
+    title = PAGES[LESSONS[lesson].lab].scenarios[lesson].title
     return Offer(
         Text("This link opens lesson %(n)s, %(title)s, afresh in this lab.", n=n,
              title=Text(title)),
@@ -101,7 +110,9 @@ def _lesson_offer(lesson: str, action: str, also: str | Text) -> Offer:
 
 def _scenario_offer(scenario: str, fixed: bool, action: str, also: str | Text) -> Offer:
     """The offer of ``?scenario=<name>`` (``fixed``: with its fix)."""
-    name = Text(SCENARIOS[scenario].title)
+    page = page_of_scenario(scenario)
+    assert page is not None  # checked by check_names
+    name = Text(page.scenarios[scenario].title)
     return Offer(
         Text("This link starts the scenario %(title)s afresh in this lab, with its fix.",
              title=name) if fixed

@@ -20,6 +20,7 @@ from ..workspace import Workspace
 from . import lab_to_read, lab_to_write
 from .i18n import LANGUAGES
 from .links import LINK_ARGS, check_names, offer
+from .nav import PAGES
 from .openapi import document
 from .payments.order import KEY_TEMPLATE, order_form
 from .payments.panels import panels_context, poll_s
@@ -78,45 +79,48 @@ def lab_page(lab_id: str) -> BaseResponse | str:
 @bp.post("/lab/<lab_id>")
 def open_link(lab_id: str) -> BaseResponse:
     """Apply a link's change, given as query arguments or form fields (see
-    :func:`lab_page`): presenter mode, then a lesson (its scenario afresh, progress kept),
-    else a scenario. 303 to the plain lab address, keeping ``run=1``.
+    :func:`lab_page`): presenter mode, then a lesson of any lab (its scenario afresh,
+    progress kept), else a scenario of lab ``lab`` (the payment lab by default). 303 to
+    that lab's page, keeping ``run=1``.
 
-    :raises Problem: 404 for an unknown scenario or lesson; 409 in a read-only replay
-        (presenter mode excepted); 503 when a new lab gets no slot.
+    :raises Problem: 404 for an unknown lab, scenario or lesson; 409 in a read-only
+        replay (presenter mode excepted); 503 when a new lab gets no slot.
     """
     params = request.values
     changes = params.get("present") in ("0", "1") or "scenario" in params or "lesson" in params
+    page = params.get("lab", "payments")
+    check_names(params.get("lesson"), params.get("scenario"), page)  # before anything changes
     if not changes:  # nothing to apply: no lab is made for it
-        return redirect(url_for("shell.lab_page", lab_id=lab_id), 303)
-    check_names(params.get("lesson"), params.get("scenario"))  # before anything changes
+        return redirect(PAGES[page].url(lab_id), 303)
     lab = lab_to_write(lab_id)
     run = params.get("run") == "1"
     if params.get("present") in ("0", "1"):
         lab.set_view(present=params["present"] == "1")
     lesson = params.get("lesson")
     if lesson is not None:
-        lab.open_lesson(lesson)
-        return redirect_to_lab(lab, run=run)
+        opened = lab.open_lesson(lesson)
+        return redirect_to_lab(lab, run=run, page=opened.lab)
     name = params.get("scenario")
     if name is not None:
         if name == "none":
-            lab.leave_scenario()
+            lab.leave_scenario(lab=page)
         else:
-            lab.apply_scenario(name, fixed=params.get("fixed") == "1")
-        return redirect_to_lab(lab, run=run and name != "none")
-    return redirect_to_lab(lab)
+            lab.apply_scenario(name, fixed=params.get("fixed") == "1", lab=page)
+        return redirect_to_lab(lab, run=run and name != "none", page=page)
+    return redirect_to_lab(lab, page=page)
 
 
-def redirect_to_lab(lab: Workspace, *, run: bool = False) -> BaseResponse:
-    """303 to the lab's plain address (``run=1`` makes the page click the steps itself)."""
+def redirect_to_lab(lab: Workspace, *, run: bool = False, page: str = "payments") -> BaseResponse:
+    """303 to the page of lab ``page`` (``run=1`` makes the page click the steps itself)."""
     if run:
-        return redirect(url_for("shell.lab_page", lab_id=lab.id, run="1"), 303)
-    return redirect(url_for("shell.lab_page", lab_id=lab.id), 303)
+        return redirect(PAGES[page].url(lab.id, run="1"), 303)
+    return redirect(PAGES[page].url(lab.id), 303)
 
 
 @bp.post("/lab/<lab_id>/language")
 def set_language(lab_id: str) -> BaseResponse:
-    """Switch the lab's language (form field ``language``: ``en`` or ``vi``); 303 back.
+    """Switch the lab's language (form field ``language``: ``en`` or ``vi``); 303 back to
+    the page of lab ``lab`` (a form field; the payment lab by default).
 
     :raises Problem: 422 for another language.
     """
@@ -130,4 +134,5 @@ def set_language(lab_id: str) -> BaseResponse:
             Text("The lab speaks: %(languages)s.", languages=", ".join(LANGUAGES)),
         )
     lab.set_view(language=choice)
-    return redirect(url_for("shell.lab_page", lab_id=lab.id), 303)
+    page = PAGES.get(request.form.get("lab", "payments"), PAGES["payments"])
+    return redirect(page.url(lab.id), 303)  # back to the page the switch was on

@@ -1,0 +1,57 @@
+"""The workspace's labs as pages: the header's lab switcher, and where a link that opens
+a lesson or a scenario of a lab lands (:func:`~demo.web.shell.open_link`).
+
+A new lab adds one :class:`LabPage` to :data:`LAB_PAGES`, in the order an attendee
+meets the labs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Flask, url_for
+
+from ..engine.text import N_
+from ..payments.scenarios import SCENARIOS as PAYMENT_SCENARIOS
+
+
+@dataclass(frozen=True)
+class LabPage:
+    """One lab's page.
+
+    :param lab: the lab's name (a key of the workspace's labs; ``Lesson.lab``).
+    :param title: the switcher's label (a msgid).
+    :param endpoint: the page's view, called with ``lab_id`` (``GET`` shows it).
+    :param scenarios: the lab's scenarios by name; each has a ``title`` (a msgid).
+    """
+
+    lab: str
+    title: str
+    endpoint: str
+    scenarios: Mapping[str, Any]
+
+    def url(self, lab_id: str, **query: str) -> str:
+        """The page's address in workspace ``lab_id`` (``query``: a link's arguments)."""
+        values: dict[str, Any] = {"lab_id": lab_id, **query}
+        return url_for(self.endpoint, **values)
+
+
+LAB_PAGES: tuple[LabPage, ...] = (
+    LabPage("payments", N_("Payments"), "shell.lab_page", PAYMENT_SCENARIOS),
+)
+"""Every lab's page, in the order the switcher shows them."""
+
+PAGES: dict[str, LabPage] = {page.lab: page for page in LAB_PAGES}
+"""The pages by lab name."""
+
+
+def page_of_scenario(name: str) -> LabPage | None:
+    """The page of the lab that has scenario ``name`` (scenario names are unique)."""
+    return next((page for page in LAB_PAGES if name in page.scenarios), None)
+
+
+def register(app: Flask) -> None:
+    """Give every template ``LAB_PAGES`` (the header's lab switcher reads it)."""
+    app.jinja_env.globals["LAB_PAGES"] = LAB_PAGES
