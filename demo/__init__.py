@@ -88,6 +88,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     from . import web
     from .web import assets, errors, filters, headers, i18n, nav, shell, workshop
+    from .web.natural import bp as natural_bp
     from .web.payments import api, views
 
     i18n.init(app)
@@ -101,5 +102,6 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(views.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(workshop.bp)
+    app.register_blueprint(natural_bp)
     app.wsgi_app = headers.strip_field_values(app.wsgi_app)  # type: ignore[method-assign,assignment]
     return app

@@ -14,11 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import payment_facts
+from . import natural_facts, payment_facts
 from .engine import Check, Evidence, Lesson, Progress, observe
+from .natural import CHAPTER as NATURAL
 from .payments import PATH
 
-CHAPTERS: dict[str, tuple[Lesson, ...]] = {"payments": PATH}
+CHAPTERS: dict[str, tuple[Lesson, ...]] = {"payments": PATH, "natural": NATURAL}
 """Each lab's chapter of the path: lab name → its lessons, in order."""
 
 LESSONS: dict[str, Lesson] = {
@@ -26,7 +27,10 @@ LESSONS: dict[str, Lesson] = {
 }
 """Every lesson of every chapter, by name."""
 
-EVIDENCE: dict[str, Callable[[Any], Evidence]] = {"payments": payment_facts.evidence}
+EVIDENCE: dict[str, Callable[[Any], Evidence]] = {
+    "payments": payment_facts.evidence,
+    "natural": natural_facts.evidence,
+}
 """What each lab's lessons read of it: lab name → a function of the lab to its evidence."""
 
 

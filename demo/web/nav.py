@@ -14,6 +14,7 @@ from typing import Any
 from flask import Flask, url_for
 
 from ..engine.text import N_
+from ..natural.scenarios import SCENARIOS as NATURAL_SCENARIOS
 from ..payments.scenarios import SCENARIOS as PAYMENT_SCENARIOS
 
 
@@ -40,6 +41,7 @@ class LabPage:
 
 LAB_PAGES: tuple[LabPage, ...] = (
     LabPage("payments", N_("Payments"), "shell.lab_page", PAYMENT_SCENARIOS),
+    LabPage("natural", N_("Operations"), "natural.page", NATURAL_SCENARIOS),
 )
 """Every lab's page, in the order the switcher shows them."""
 

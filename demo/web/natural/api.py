@@ -18,7 +18,7 @@ from . import bp
 from .views import fragment
 
 PIXEL_GIF = base64.b64decode("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7")
-"""A transparent 1×1 GIF (43 bytes)."""
+"""A transparent 1×1 GIF (42 bytes)."""
 
 VIEWER_COOKIE = "natural_viewer"
 """The first-party cookie that tells one viewer from another (a random id, no more)."""
@@ -33,7 +33,7 @@ def natural_lab(write: bool) -> NaturalLab:
     """The operations lab of the request's workspace (made by a write, else only read)."""
     workspace = lab_to_write(g.lab_id) if write else lab_to_read(g.lab_id)
     g.lab = workspace
-    lab: NaturalLab = workspace.labs[NaturalLab.name]
+    lab: NaturalLab = workspace.natural
     return lab
 
 
@@ -98,7 +98,7 @@ def pixel() -> Response:
     if workspace.read_only:
         raise read_only_problem()
     g.lab = workspace
-    lab: NaturalLab = workspace.labs[NaturalLab.name]
+    lab: NaturalLab = workspace.natural
     viewer = request.cookies.get(VIEWER_COOKIE)
     purpose = f"{request.headers.get('Sec-Purpose', '')} {request.headers.get('Purpose', '')}"
     view = lab.view_pixel(request.args.get("post"), viewer, prefetch="prefetch" in purpose)

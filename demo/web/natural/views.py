@@ -7,16 +7,19 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from flask import Response, g, render_template
+from flask import Response, g, redirect, render_template, url_for
 from werkzeug.exceptions import NotFound
+from werkzeug.wrappers import Response as BaseResponse
 
+from ...lessons import chapter_of
 from ...natural.lab import NaturalLab
 from ...natural.operations import OPERATIONS, START, TRANSFER_AMOUNT
 from ...natural.pixel import MAX_WINDOW_S
 from ...natural.scenarios import FIX_WINDOW_S, SCENARIOS
 from ...workspace import Workspace
-from .. import lab_to_read
+from .. import lab_to_read, lab_to_write
 from . import bp
+from .card import changes, numbers, start_text, verdicts
 
 PARTS = ("operations", "lost_update", "pixel", "article", "timeline", "lesson")
 """The fragments the page swaps, each a template ``natural/_partials/<part>.html``."""
@@ -32,14 +35,22 @@ _loads = itertools.count(1)
 
 def context(workspace: Workspace) -> dict[str, Any]:
     """What the page and every fragment render from."""
-    lab: NaturalLab = workspace.labs[NaturalLab.name]
+    lab: NaturalLab = workspace.natural
     lesson = workspace.lesson if workspace.lesson and workspace.lesson.lab == lab.name else None
     delayed = lab.last("delayed-duplicate")
+    runs = lab.latest_runs()
+    last = lab.last("apply")
     return {
         "lab": workspace,
         "nat": lab,
         "operations": OPERATIONS,
-        "runs": lab.latest_runs(),
+        "runs": runs,
+        "times": last.result["times"] if last else 3,
+        "dedup": last.result["dedup"] if last else lab.fix_on("dedup"),
+        "verdicts": verdicts(lab),
+        "changes": changes,
+        "start_text": start_text(),
+        "numbers": numbers(lab, POST),
         "start": START,
         "amount": TRANSFER_AMOUNT,
         "delayed": delayed.result if delayed else None,
@@ -54,13 +65,31 @@ def context(workspace: Workspace) -> dict[str, Any]:
         "fixed": lab.fixed,
         "lesson": lesson,
         "progress": workspace.progress.get(lesson.name) if lesson else None,
+        "next_lesson": _next(lesson.name) if lesson else None,
         "load": next(_loads),
+        "current_lab": lab.name,
     }
 
 
+def _next(name: str) -> Any:
+    chapter = [lesson.name for lesson in chapter_of(name)]
+    at = chapter.index(name)
+    return chapter_of(name)[at + 1] if at + 1 < len(chapter) else None
+
+
+OOB = {"operations": ("lesson", "timeline"), "lost_update": ("lesson", "timeline"),
+       "pixel": ("lesson", "timeline")}  # fmt: skip
+"""What else changes with a fragment: swapped out of band beside it."""
+
+
 def fragment(workspace: Workspace, part: str) -> Response:
-    """The fragment ``part`` of the page, as an HTML response."""
-    html = render_template(f"natural/_partials/{part}.html", **context(workspace))
+    """The fragment ``part`` of the page, as an HTML response, with the fragments that
+    change with it out of band (the card's checks and numbers, the timeline)."""
+    values = context(workspace)
+    html = render_template(f"natural/_partials/{part}.html", **values) + "".join(
+        render_template(f"natural/_partials/{more}.html", oob=True, **values)
+        for more in OOB.get(part, ())
+    )
     response = Response(html, 200, mimetype="text/html")
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -82,3 +111,14 @@ def partial(part: str) -> Response:
         raise NotFound()
     g.lab = lab_to_read(g.lab_id)
     return fragment(g.lab, part)
+
+
+@bp.post("/lessons/<name>/hint")
+def hint(name: str) -> BaseResponse:
+    """Reveal the next hint of lesson ``name``; 303 back to the page.
+
+    :raises Problem: 404 for an unknown lesson; 409 in a read-only replay.
+    """
+    workspace = lab_to_write(g.lab_id)
+    workspace.show_hint(name)
+    return redirect(url_for("natural.page", lab_id=workspace.id), 303)
