@@ -205,6 +205,7 @@ def test_the_lab_logs_every_request_and_is_bounded() -> None:
         {"operation": "add_balance", "times": 2.0},
         {"operation": "add_balance", "dedup": "yes"},
         {"operation": "add_balance", "key": ""},
+        {"operation": "add_balance", "key": None},
         {"operation": "add_balance", "key": "é"},
         {"operation": "add_balance", "key": "x" * 256},
         {"operation": "add_balance", "extra": 1},

@@ -233,7 +233,13 @@ def test_schemathesis_finds_nothing(case: schemathesis.Case) -> None:
         excluded.append(positive_data_acceptance)
     if case.operation.path in PAGES and case.method in ("GET", "POST"):
         excluded.append(negative_data_rejection)
-    response = case.call_and_validate(app=_fresh_app(), checks=ALL_CHECKS, excluded_checks=excluded)
+    # The WSGI transport does not decode a compressed body: ask for none (a transfer choice).
+    response = case.call_and_validate(
+        app=_fresh_app(),
+        checks=ALL_CHECKS,
+        excluded_checks=excluded,
+        headers={"Accept-Encoding": "identity"},
+    )
     if integral and case.meta is not None and case.meta.generation.mode.is_positive:
         assert response.status_code == 422, response.text  # 24.0 refused, with the rule
     if replay and case.meta is not None and case.meta.generation.mode.is_positive:

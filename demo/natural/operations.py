@@ -293,13 +293,14 @@ def parse_apply(body: object) -> tuple[str, int, bool, str]:
     dedup = body.get("dedup", False)
     if not isinstance(dedup, bool):
         errors["dedup"] = N_("must be true or false")
-    key = body.get("key")
-    if key is not None and (not isinstance(key, str) or not _KEY.match(key)):
+    key = body.get("key", f"{operation}:1")
+    if not isinstance(key, str) or not _KEY.match(key):
         errors["key"] = N_("must be 1-255 printable ASCII characters")
     if errors:
         raise invalid_request(errors)
     assert isinstance(operation, str) and isinstance(times, int) and isinstance(dedup, bool)
-    return operation, times, dedup, key if isinstance(key, str) else f"{operation}:1"
+    assert isinstance(key, str)
+    return operation, times, dedup, key
 
 
 def invalid_request(errors: dict[str, str | Text]) -> Problem:
