@@ -17,8 +17,8 @@ from .engine.lab import Lab
 from .engine.problems import Problem
 from .engine.stepping import MAX_PAUSED_PER_LAB
 from .engine.text import N_, Text
-from .natural.lab import NaturalLab
 from .lessons import EVIDENCE, LESSONS, Lesson, Progress, observe
+from .natural.lab import NaturalLab
 from .payments.gateway import Charge
 from .payments.lab import PaymentsLab
 from .payments.requests import Email, RequestEntry

@@ -24,7 +24,7 @@ CHAPTER: tuple[Lesson, ...] = (
         "set-vs-add",
         N_("See SET survive three attempts and += add three times; then tame += with a record."),
         (
-            N_("Set times to 3 and leave dedup off; press Retry it on both balance rows."),
+            N_("Set Attempts to 3 and leave Dedup off; press Retry it on both balance rows."),
             N_("Then switch dedup on (or Apply the fix) and retry balance += 100 again."),
         ),
         N_(
@@ -49,7 +49,7 @@ CHAPTER: tuple[Lesson, ...] = (
         "which-are-natural",
         N_("Sort the nine operations: naturally idempotent, or needs a dedup record."),
         (
-            N_("“Retry them all” runs each operation with the times shown, dedup off."),
+            N_("Retry them all runs every operation with the Attempts shown, Dedup off."),
             N_("Look at the DELETE's answers: 204, then 404. Same state, another response."),
         ),
         N_(
@@ -92,7 +92,7 @@ CHAPTER: tuple[Lesson, ...] = (
         "tracking-pixel",
         N_("See one reader's reload and prefetch count as views, then count them once."),
         (
-            N_("Reload the pixel and Prefetch it: the counter climbs with each GET."),
+            N_("Reload the article and Prefetch it: the counter climbs with each GET."),
             N_("Apply the fix: a 30-minute window per (viewer, post), told apart by a cookie."),
         ),
         N_(

@@ -102,7 +102,7 @@ SCENARIOS: dict[str, Scenario] = {
             N_("The GET that counts twice"),
             N_("Reload, prefetch and unfurl the article: how many views does one reader make?"),
             (
-                N_("Press Reload the pixel, then Prefetch it: each request counts a view."),
+                N_("Press Reload the article, then Prefetch it: each request counts a view."),
                 N_("Press Unfurl in a chat app: a request without the cookie is a new viewer."),
             ),
             N_(
@@ -117,8 +117,9 @@ SCENARIOS: dict[str, Scenario] = {
             "window",
             (
                 N_(
-                    "With the 1800 s window, press Reload the pixel and Prefetch it: the "
-                    "counter stays at one view."
+                    "With the 1800 s window, press Reload the article and Prefetch it: the "
+                    "counter stays at one view. +10 min on the clock, then Reload: a real "
+                    "second visit, not counted either (the window's trade-off)."
                 ),
             ),
         ),
