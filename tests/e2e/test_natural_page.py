@@ -115,3 +115,17 @@ def test_retry_them_all_sorts_the_nine(page: Page, live_server: Any, errors: Any
     expect(page.locator(".callout")).to_contain_text("answered 204, then 404")
     runs = live_server.lab(lab_id).natural.latest_runs()
     assert len(runs) == 9 and not any(r["dedup"] for r in runs.values())
+
+
+def test_no_accessibility_violations(page: Page, live_server: Any, errors: Any) -> None:
+    from test_accessibility import no_violations
+
+    _, url = _lab(live_server)
+    page.goto(f"{url}?lesson=tracking-pixel")
+    page.wait_for_url(f"{url}/natural")
+    expect(_views(page)).to_have_text("1")
+    page.get_by_role("button", name="Retry them all").click()
+    expect(page.locator(".tally")).to_contain_text("0 not retried yet")
+    page.get_by_role("button", name="Run the three writes").click()
+    expect(page.locator(".final-balance")).to_have_text("100")
+    no_violations(page)
