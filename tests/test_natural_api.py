@@ -242,3 +242,34 @@ def test_htmx_gets_the_fragment_with_the_card_and_timeline(client: FlaskClient) 
     assert 'id="natural-timeline" class="card natural-timeline"' in html
     assert html.count('hx-swap-oob="true"') == 2
     assert "needs a dedup record" in html
+
+
+def test_the_payment_page_shows_while_an_operations_lesson_is_open(client: FlaskClient) -> None:
+    assert client.post("/lab/nat1?lesson=set-vs-add").headers["Location"] == L
+    for path in ("/lab/nat1", "/lab/nat1/panels", "/lab/nat1?scenario=tracking-pixel&lab=natural"):
+        response = client.get(path)
+        assert response.status_code == 200, path
+
+
+def test_lesson_1_of_the_payment_lab_links_here_once_achieved(app: Flask) -> None:
+    from demo.lessons.engine import Progress
+
+    client = app.test_client()
+    client.post("/lab/nat1?lesson=double-click")
+    assert "which operations survive" not in client.get("/lab/nat1").get_data(as_text=True)
+    lab = app.extensions["labs"].peek("nat1")
+    lab.progress["double-click"] = Progress(met_at={"keyless-double": 1.0, "keyed-once": 2.0})
+    html = client.get("/lab/nat1").get_data(as_text=True)
+    assert "Next: which operations survive a retry on their own?" in html
+    assert 'action="/lab/nat1?lesson=set-vs-add"' in html
+    response = client.post("/lab/nat1?lesson=set-vs-add")
+    assert response.status_code == 303 and response.headers["Location"] == L
+
+
+def test_the_pixel_of_a_read_only_replay_is_409(app: Flask, client: FlaskClient) -> None:
+    client.get(f"{L}/pixel.gif?post=42")
+    app.extensions["labs"].peek("nat1").read_only = True
+    _problem(client.get(f"{L}/pixel.gif?post=42"), 409)
+    _problem(client.post(f"{L}/api/apply", json={"operation": "set_flag"}), 409)
+    app.extensions["labs"].peek("nat1").read_only = False
+    assert _views(client) == {"42": 1}
