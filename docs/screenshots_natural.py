@@ -65,6 +65,7 @@ def main() -> None:
         expect(views).to_have_text("3")
         page.locator("[data-unfurl]").click()
         expect(views).to_have_text("4")
+        page.evaluate("window.scrollTo(0, 0)")
         shoot(page, f"natural-lab{suffix}")
         shoot(page, f"natural-lab-full{suffix}", full=True)
 

@@ -85,12 +85,12 @@ def test_set_vs_add_achieved_in_the_browser(page: Page, live_server: Any, errors
         "needs a dedup record"
     )
     expect(card.locator("[data-check=set-natural-add-not]")).to_have_class("met")
-    expect(card.locator(".numbers .actual")).to_have_text("300")
+    expect(card.locator(".numbers .n-actual")).to_have_text("300")
     expect(card.locator(".numbers .verdict")).to_have_text("MISMATCH")
     page.locator("#ops-dedup").check()
     page.locator("tr[data-operation=add_balance] button").click()
     expect(card.locator(".achieved")).to_contain_text("Lesson achieved")
-    expect(card.locator(".numbers .actual")).to_have_text("100")
+    expect(card.locator(".numbers .n-actual")).to_have_text("100")
     assert "set-vs-add" in live_server.lab(lab_id).achieved()
 
 
