@@ -33,9 +33,9 @@ def main() -> None:
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
 
-    def shoot(page: Page, name: str, full: bool = False) -> None:
+    def shoot(page: Page, name: str) -> None:
         page.wait_for_timeout(150)  # let the swap settle
-        page.screenshot(path=out / f"{name}.png", full_page=full)
+        page.screenshot(path=out / f"{name}.png")
         print("wrote", out / f"{name}.png")
 
     app = create_app()
@@ -67,7 +67,6 @@ def main() -> None:
         expect(views).to_have_text("4")
         page.evaluate("window.scrollTo(0, 0)")
         shoot(page, f"natural-lab{suffix}")
-        shoot(page, f"natural-lab-full{suffix}", full=True)
 
         # Lesson 1 of the chapter, achieved: SET and += without, then += with dedup.
         page.goto(f"{base}?lesson=set-vs-add")
@@ -76,7 +75,6 @@ def main() -> None:
         expect(page.locator("tr[data-operation=set_balance] .badge")).to_be_visible()
         page.locator("tr[data-operation=add_balance] button").click()
         expect(page.locator("[data-check=set-natural-add-not].met")).to_be_visible()
-        shoot(page, f"natural-lesson-failing{suffix}")
         page.locator("#ops-dedup").check()
         page.locator("tr[data-operation=add_balance] button").click()
         expect(page.locator("#natural-lesson .achieved")).to_be_visible()
