@@ -248,3 +248,40 @@ def test_a_scenario_with_its_fix_sets_the_window() -> None:
     assert lab.fix_on("dedup") and not lab.fix_on("window")
     with pytest.raises(Problem):
         lab.apply_scenario("nope")
+
+
+def test_every_step_the_lab_marks_is_in_its_table() -> None:
+    import ast
+    from pathlib import Path
+
+    from demo.natural.steps import STEPS
+
+    marks = []
+    for path in sorted((Path(__file__).parent.parent / "demo" / "natural").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "mark"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
+                marks.append((node.args[0].value, {str(k.arg) for k in node.keywords}))
+    assert {name for name, _ in marks} == set(STEPS)
+    for name, detail in marks:
+        assert detail <= set(STEPS[name].detail), name
+
+
+def test_every_logged_step_fits_its_table() -> None:
+    from demo.natural.steps import STEPS
+
+    lab = NaturalLab()
+    lab.apply({"operation": "delete_item", "times": 10, "dedup": True})
+    lab.delayed({"conditional": True})
+    lab.view_pixel("42", None, prefetch=True)
+    for entry in lab.requests():
+        for step in entry.steps:
+            kind = STEPS[step.name]
+            assert sum(s.name == step.name for s in entry.steps) <= kind.at_most
+            for member, value in step.detail.items():
+                assert kind.detail[member].valid(value), (step.name, member, value)

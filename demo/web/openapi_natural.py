@@ -102,36 +102,29 @@ def paths() -> dict[str, Any]:
     }  # fmt: skip
 
 
-def schemas() -> dict[str, Any]:
-    """The operations lab's schemas (``components.schemas``)."""
-    state = {
+def _state() -> dict[str, Any]:
+    """The account's state, from :data:`~demo.natural.operations.START`."""
+
+    def kind(value: object) -> str:
+        if isinstance(value, bool):
+            return "boolean"
+        if isinstance(value, int):
+            return "integer"
+        return "array" if isinstance(value, list) else "object"
+
+    return {
         "type": "object",
         "required": ["balance", "invoices"],
-        "properties": {
-            name: {"type": "integer"}
-            if isinstance(value, int) and not isinstance(value, bool)
-            else {"type": "boolean"}
-            if isinstance(value, bool)
-            else {"type": "array"}
-            if isinstance(value, list)
-            else {"type": "object"}
-            for name, value in START.items()
-        },
+        "properties": {name: {"type": kind(value)} for name, value in START.items()},
     }
-    attempt = {
-        "type": "object",
-        "required": ["n", "status", "state", "replayed"],
-        "properties": {"n": {"type": "integer"}, "status": {"type": "integer"}, "state": state,
-                       "replayed": {"type": "boolean"}},
-    }  # fmt: skip
-    write = {
-        "type": "object",
-        "required": ["client", "balance", "status"],
-        "properties": {"client": {"enum": ["A", "B"]}, "balance": {"type": "integer"},
-                       "status": {"enum": [200, 412]}},
-    }  # fmt: skip
-    window = {"type": "integer", "minimum": 0, "maximum": MAX_WINDOW_S,
-              "description": f"Seconds (0: count every GET). {INTEGER}"}  # fmt: skip
+
+
+WINDOW = {"type": "integer", "minimum": 0, "maximum": MAX_WINDOW_S,
+          "description": f"Seconds (0: count every GET). {INTEGER}"}  # fmt: skip
+
+
+def _requests() -> dict[str, Any]:
+    """The request bodies."""
     return {
         "NaturalApplyRequest": {
             "type": "object",
@@ -146,17 +139,48 @@ def schemas() -> dict[str, Any]:
                         "description": "The dedup record's key (default `<operation>:1`)"},
             },
         },
+        "NaturalDelayedRequest": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {"conditional": {"type": "boolean", "default": False}},
+        },
+        "NaturalSettings": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {"pixel_dedup_window_s": WINDOW},
+        },
+    }  # fmt: skip
+
+
+def _answers() -> dict[str, Any]:
+    """The answers' bodies."""
+    state = _state()
+    attempt = {
+        "type": "object",
+        "required": ["n", "status", "state", "replayed"],
+        "properties": {
+            "n": {"type": "integer"},
+            "status": {"type": "integer"},
+            "state": state,
+            "replayed": {"type": "boolean"},
+        },
+    }
+    write = {
+        "type": "object",
+        "required": ["client", "balance", "status"],
+        "properties": {
+            "client": {"enum": ["A", "B"]},
+            "balance": {"type": "integer"},
+            "status": {"enum": [200, 412]},
+        },
+    }
+    return {
         "NaturalRun": {
             "type": "object",
             "required": ["attempts", "final_state", "natural"],
             "properties": {"attempts": {"type": "array", "items": attempt}, "final_state": state,
                            "natural": {"type": "boolean"}, "same_state": {"type": "boolean"},
                            "same_response": {"type": "boolean"}},
-        },
-        "NaturalDelayedRequest": {
-            "type": "object",
-            "additionalProperties": False,
-            "properties": {"conditional": {"type": "boolean", "default": False}},
         },
         "NaturalDelayed": {
             "type": "object",
@@ -165,21 +189,21 @@ def schemas() -> dict[str, Any]:
                                       "maxItems": 3},
                            "final_balance": {"enum": [50, 100]}},
         },
-        "NaturalSettings": {
-            "type": "object",
-            "additionalProperties": False,
-            "properties": {"pixel_dedup_window_s": window},
-        },
         "NaturalState": {
             "type": "object",
             "required": ["views", "settings"],
             "properties": {
                 "views": {"type": "object", "additionalProperties": {"type": "integer"}},
                 "settings": {"type": "object", "required": ["pixel_dedup_window_s"],
-                             "properties": {"pixel_dedup_window_s": window}},
+                             "properties": {"pixel_dedup_window_s": WINDOW}},
                 "scenario": {"type": ["string", "null"]},
                 "fixed": {"type": "boolean"},
                 "requests": {"type": "array"},
             },
         },
     }  # fmt: skip
+
+
+def schemas() -> dict[str, Any]:
+    """The operations lab's schemas (``components.schemas``)."""
+    return {**_requests(), **_answers()}
