@@ -273,3 +273,35 @@ def test_the_pixel_of_a_read_only_replay_is_409(app: Flask, client: FlaskClient)
     _problem(client.post(f"{L}/api/apply", json={"operation": "set_flag"}), 409)
     app.extensions["labs"].peek("nat1").read_only = False
     assert _views(client) == {"42": 1}
+
+
+@pytest.mark.parametrize(
+    "scenario", ["set-vs-add", "which-are-natural", "lost-update", "tracking-pixel"]
+)
+def test_every_state_of_the_page_renders_in_vietnamese(scenario: str) -> None:
+    from demo import create_app
+    from demo.web.i18n import MISSING
+
+    app = create_app({"TESTING": True, "I18N_MARK_MISSING": True})
+    client = app.test_client()
+    vi = {"Accept-Language": "vi"}
+    client.post(f"/lab/nat1?lesson={scenario}")
+    client.post(f"{L}/api/apply", json={"operation": "delete_item", "times": 2, "dedup": True})
+    client.post(f"{L}/api/apply", json={"operation": "add_balance", "times": 1})
+    for operation in ISSUE:
+        client.post(f"{L}/api/apply", json={"operation": operation, "times": 3})
+    client.post(f"{L}/api/delayed-duplicate", json={"conditional": True})
+    client.get(f"{L}/pixel.gif?post=42")
+    client.patch(f"{L}/api/settings", json={"pixel_dedup_window_s": 1800})
+    client.get(f"{L}/pixel.gif?post=42")
+    client.patch(f"{L}/api/settings", json={"pixel_dedup_window_s": 7})
+    client.post(f"{L}/lessons/{scenario}/hint")
+    client.post(f"{L}/lessons/{scenario}/hint")
+    for path in ("", "/_partials/lesson", "/_partials/pixel", "/_partials/timeline"):
+        html = client.get(f"{L}{path}", headers=vi).get_data(as_text=True)
+        assert MISSING not in html, path
+    assert "Phòng lab thao tác" in client.get(L, headers=vi).get_data(as_text=True)
+    problem = client.get(f"{L}/pixel.gif?post=x", headers=vi).get_json()
+    assert MISSING not in problem["title"] + problem["detail"]
+    problem = client.post(f"{L}/api/apply", json={"operation": "x"}, headers=vi).get_json()
+    assert MISSING not in problem["title"] + problem["detail"]
