@@ -285,3 +285,25 @@ def test_every_logged_step_fits_its_table() -> None:
             assert sum(s.name == step.name for s in entry.steps) <= kind.at_most
             for member, value in step.detail.items():
                 assert kind.detail[member].valid(value), (step.name, member, value)
+
+
+def test_a_lab_full_to_every_cap_stays_under_one_mib() -> None:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        lab = NaturalLab()
+        for i in range(250):  # the log keeps 200; the fattest runs, with the longest key
+            operation = ("create_invoice", "send_email", "patch_append_tag")[i % 3]
+            lab.apply({"operation": operation, "times": 10, "key": "k" * 255})
+        for operation in OPERATIONS:
+            lab.apply({"operation": operation, "times": 10, "dedup": True, "key": "k" * 255})
+        lab.update_settings({"pixel_dedup_window_s": 60})
+        for post in range(MAX_POSTS):
+            for _ in range(MAX_SEEN // MAX_POSTS + 5):
+                lab.view_pixel(str(post), None, prefetch=False)
+        used = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert len(lab.requests()) == 200 and len(lab.pixel._seen) == MAX_SEEN
+    assert used < 1024 * 1024, used

@@ -57,7 +57,7 @@ def evidence(lab: NaturalLab) -> Evidence:
 
 def balance_after(ev: Evidence, operation: str, *, dedup: bool, test: Any) -> bool:
     """A retried run of ``operation`` whose final balance passes ``test``."""
-    return any(test(r["final_state"]["balance"]) for r in ev.runs(operation, dedup=dedup))
+    return any(test(r["balance"]) for r in ev.runs(operation, dedup=dedup))
 
 
 def all_sorted(ev: Evidence, *, dedup: bool) -> bool:

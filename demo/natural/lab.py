@@ -23,6 +23,11 @@ from .operations import OPERATIONS, Run, apply, parse_apply
 from .pixel import Pixel, View, parse_post, parse_window
 from .scenarios import FIX_WINDOW_S, SCENARIOS, Scenario
 
+SUMMARY = ("operation", "code", "times", "dedup", "key", "natural",
+           "same_state", "same_response")  # fmt: skip
+"""What the timeline keeps of a run (plus its ``statuses`` and final ``balance``); the
+newest run of each operation is kept whole (:meth:`NaturalLab.latest_runs`)."""
+
 
 @dataclass
 class NaturalEntry(Entry):
@@ -68,6 +73,7 @@ class NaturalLab:
         self.scenario: Scenario | None = None
         self.fixed = False
         self._guard = threading.Lock()
+        self._latest: dict[str, dict[str, Any]] = {}
 
     # -- the API ------------------------------------------------------------------------
 
@@ -80,9 +86,19 @@ class NaturalLab:
         operation, times, dedup, key = parse_apply(body)
         entry = self._arrive("apply", key if dedup else None)
         run = apply(operation, times, dedup=dedup, key=key)
-        for a in run.attempts:
-            entry.mark("attempt", n=a.n, status=a.status, replayed=a.replayed, changed=a.changed)
-        self._done(entry, run.as_dict())
+        entry.mark(
+            "attempts",
+            n=times,
+            replayed=sum(a.replayed for a in run.attempts),
+            changed=sum(a.changed for a in run.attempts),
+        )
+        full = run.as_dict()
+        with self._guard:
+            self._latest[operation] = full  # every attempt's state: the newest run only
+        # The log keeps a summary: a state per attempt for 200 requests would be megabytes.
+        summary = {k: full[k] for k in SUMMARY}
+        statuses = [a.status for a in run.attempts]
+        self._done(entry, {**summary, "statuses": statuses, "balance": run.final_state["balance"]})
         return run
 
     def delayed(self, body: object) -> tuple[Write, ...]:
@@ -188,6 +204,8 @@ class NaturalLab:
         """Empty the timeline and the pixel's counters; the settings and scenario stay."""
         self.timeline.clear()
         self.pixel.clear()
+        with self._guard:
+            self._latest.clear()
         self._touch()
 
     def fix_on(self, fix: str) -> bool:
@@ -206,12 +224,10 @@ class NaturalLab:
         return next((e for e in reversed(self.requests()) if e.action == action), None)
 
     def latest_runs(self) -> dict[str, dict[str, Any]]:
-        """The newest run of each operation (its :meth:`Run.as_dict`), by operation name."""
-        runs: dict[str, dict[str, Any]] = {}
-        for e in self.requests():
-            if e.action == "apply" and e.result.get("operation") in OPERATIONS:
-                runs[e.result["operation"]] = e.result
-        return runs
+        """The newest run of each operation (its :meth:`Run.as_dict`, every attempt's
+        state), by operation name, in the order of :data:`OPERATIONS`."""
+        with self._guard:
+            return {name: self._latest[name] for name in OPERATIONS if name in self._latest}
 
     def is_blank(self) -> bool:
         """True while the lab holds nothing a fresh one would not."""

@@ -27,7 +27,7 @@ from ..engine.text import N_, Text
 MAX_POSTS = 50
 """Posts with a counter, at most; a pixel for one more post is answered 422."""
 
-MAX_SEEN = 2000
+MAX_SEEN = 1000
 """(viewer, post) windows kept, at most; past it the oldest is forgotten (that viewer's
 next view of that post counts again: a dedup window is a best effort, not a ledger)."""
 

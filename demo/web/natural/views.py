@@ -45,6 +45,7 @@ def context(workspace: Workspace) -> dict[str, Any]:
         "nat": lab,
         "operations": OPERATIONS,
         "runs": runs,
+        "last_operation": last.result["operation"] if last else None,
         "times": last.result["times"] if last else 3,
         "dedup": last.result["dedup"] if last else lab.fix_on("dedup"),
         "verdicts": verdicts(lab),
