@@ -240,7 +240,7 @@ def test_htmx_gets_the_fragment_with_the_card_and_timeline(client: FlaskClient) 
     html = response.get_data(as_text=True)
     assert response.mimetype == "text/html" and 'id="natural-operations"' in html
     assert 'id="natural-timeline" class="card natural-timeline"' in html
-    assert html.count('hx-swap-oob="true"') == 2
+    assert html.count('hx-swap-oob="true"') == 3  # the card, the timeline, the poll
     assert "needs a dedup record" in html
 
 
@@ -305,3 +305,16 @@ def test_every_state_of_the_page_renders_in_vietnamese(scenario: str) -> None:
     assert MISSING not in problem["title"] + problem["detail"]
     problem = client.post(f"{L}/api/apply", json={"operation": "x"}, headers=vi).get_json()
     assert MISSING not in problem["title"] + problem["detail"]
+
+
+def test_the_page_poll_answers_204_until_the_lab_changes(app: Flask, client: FlaskClient) -> None:
+    client.post(f"{L}/api/apply", json={"operation": "set_flag"})
+    version = app.extensions["labs"].peek("nat1").version
+    html = client.get(L).get_data(as_text=True)
+    assert f"/_partials/pixel?since={version}" in html
+    assert client.get(f"{L}/_partials/pixel?since={version}").status_code == 204
+    client.get(f"{L}/pixel.gif?post=42")  # a change: the next poll redraws
+    redraw = client.get(f"{L}/_partials/pixel?since={version}")
+    assert redraw.status_code == 200
+    new = app.extensions["labs"].peek("nat1").version
+    assert f"since={new}" in redraw.get_data(as_text=True)  # the poll itself moves on

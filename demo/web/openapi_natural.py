@@ -60,7 +60,11 @@ def paths() -> dict[str, Any]:
         f"{base}/_partials/{{part}}": {
             "parameters": [LAB_ID, {"name": "part", "in": "path", "required": True,
                                     "schema": {"enum": PARTS}}],
-            "get": _lab("One fragment of the page (what htmx swaps)", {"200": _html("HTML")}),
+            "get": _lab("One fragment of the page (what htmx swaps)",
+                        {"200": _html("HTML"), "204": {"description": "Not changed since"}},
+                        parameters=[{"name": "since", "in": "query", "schema": {"type": "string"},
+                                     "description": "The lab's version the page shows: 204 "
+                                                    "while it is current (the page's poll)"}]),
         },
         f"{base}/lessons/{{name}}/hint": {
             "parameters": [LAB_ID, {"name": "name", "in": "path", "required": True,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from flask import Response, g, redirect, render_template, url_for
+from flask import Response, g, redirect, render_template, request, url_for
 from werkzeug.exceptions import NotFound
 from werkzeug.wrappers import Response as BaseResponse
 
@@ -18,6 +18,7 @@ from ...natural.pixel import MAX_WINDOW_S
 from ...natural.scenarios import FIX_WINDOW_S, SCENARIOS
 from ...workspace import Workspace
 from .. import lab_to_read, lab_to_write
+from ..payments.panels import poll_s
 from . import bp
 from .card import changes, numbers, start_text, verdicts
 
@@ -35,6 +36,7 @@ _loads = itertools.count(1)
 
 def context(workspace: Workspace) -> dict[str, Any]:
     """What the page and every fragment render from."""
+    version = workspace.version  # first: a change after it makes the next poll redraw
     lab: NaturalLab = workspace.natural
     lesson = workspace.lesson if workspace.lesson and workspace.lesson.lab == lab.name else None
     delayed = lab.last("delayed-duplicate")
@@ -68,6 +70,8 @@ def context(workspace: Workspace) -> dict[str, Any]:
         "progress": workspace.progress.get(lesson.name) if lesson else None,
         "next_lesson": _next(lesson.name) if lesson else None,
         "load": next(_loads),
+        "version": version,
+        "poll_s": poll_s(),
         "current_lab": lab.name,
     }
 
@@ -78,8 +82,8 @@ def _next(name: str) -> Any:
     return chapter_of(name)[at + 1] if at + 1 < len(chapter) else None
 
 
-OOB = {"operations": ("lesson", "timeline"), "lost_update": ("lesson", "timeline"),
-       "pixel": ("lesson", "timeline")}  # fmt: skip
+OOB = {"operations": ("lesson", "timeline", "poll"), "lost_update": ("lesson", "timeline", "poll"),
+       "pixel": ("lesson", "timeline", "poll")}  # fmt: skip
 """What else changes with a fragment: swapped out of band beside it."""
 
 
@@ -107,10 +111,13 @@ def page() -> str:
 @bp.get("/_partials/<part>")
 def partial(part: str) -> Response:
     """One fragment of the page (``operations``, ``lost_update``, ``pixel``, ``article``,
-    ``timeline``, ``lesson``); 404 for another name."""
+    ``timeline``, ``lesson``); 404 for another name. With ``?since=<version>`` (the
+    page's poll), 204 while the lab has not changed since."""
     if part not in PARTS:
         raise NotFound()
     g.lab = lab_to_read(g.lab_id)
+    if request.args.get("since") == str(g.lab.version):
+        return Response(status=204)
     return fragment(g.lab, part)
 
 
