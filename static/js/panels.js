@@ -50,14 +50,29 @@ function startClock() {
 }
 
 // Presenter mode: when requests stop in step mode, bring their lanes on screen (a
-// presenter remote cannot scroll).
+// presenter remote cannot scroll) under the lesson's steps: the steps' top when the lanes
+// still fit below it, else the lanes' bottom at the fold, so the room reads the lesson's
+// instruction and the lanes together. A later step scrolls only when a lane has left the
+// screen: stepping never scrolls the instructions away.
 
 let lanesShown = false;
+
+function lanesScroll(first) {
+  const lanes = document.querySelector("#page.present #step .step-lanes");
+  if (!lanes) return 0;
+  const box = lanes.getBoundingClientRect();
+  const fold = window.innerHeight - 8;
+  if (!first && box.top >= 0 && box.bottom <= fold) return 0;
+  const steps = document.querySelector("#page.present #lesson .lesson-steps") || byId("step");
+  const top = steps.getBoundingClientRect().top - 8;
+  return Math.min(Math.max(top, box.bottom - fold), box.top - 8);
+}
 
 function startPresenter() {
   document.body.addEventListener("htmx:afterSettle", function () {
     const step = document.querySelector("#page.present #step [data-step-label]");
-    if (step && !lanesShown) byId("step").scrollIntoView({block: "start"});
+    const by = step ? lanesScroll(!lanesShown) : 0;
+    if (by !== 0) window.scrollBy({top: by, behavior: "instant"});
     lanesShown = step !== null;
   });
 }

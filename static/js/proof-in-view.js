@@ -1,10 +1,10 @@
 // Presenter mode: after an answer lands, bring its proof on screen (the outcome's headline
 // and the ledger's tally), which stack under the lesson card at 1280x720. A presenter
 // remote cannot scroll, and the room must see what happened, not only the checks tick.
-// The page scrolls down no further than keeps the lesson's expected/actual numbers (and,
-// once achieved, the takeaway under them) in view, unless the headline needs it; it
-// scrolls up only to bring those numbers back (after step mode's lanes, which come first
-// while requests are paused: panels.js, have gone).
+// The page scrolls down no further than keeps the check ticked last and the lesson's
+// expected/actual numbers (and, once achieved, the takeaway under them) in view, unless
+// the headline needs it; it scrolls up only to bring those back (after step mode's lanes,
+// which come first while requests are paused: panels.js, have gone).
 
 function proofScroll() {
   const lesson = document.querySelector("#page.present #lesson");
@@ -15,10 +15,15 @@ function proofScroll() {
   const verdict = lesson.querySelector(".expected") || lesson; // "expected 1 actual 2"
   const fold = window.innerHeight - 8;
   const wanted = tally.getBoundingClientRect().bottom - fold; // the tally's last line in view
-  const keep = verdict.getBoundingClientRect().top - 8; // the verdict's top in view
+  // The check ticked last (checks are met in order) stays in view with the proof when both
+  // fit; else the verdict's top does.
+  const numbers = verdict.getBoundingClientRect().top - 8; // the verdict's top in view
+  const met = lesson.querySelectorAll(".checks li.met");
+  const ticked = met.length ? met[met.length - 1].getBoundingClientRect().top - 8 : numbers;
+  const keep = wanted <= ticked ? ticked : numbers;
   const least = headline.getBoundingClientRect().bottom - fold; // the headline, whatever it costs
   const by = Math.max(Math.min(wanted, keep), least);
-  return keep >= 0 ? Math.max(by, 0) : by; // up only when the verdict is above the screen
+  return keep >= 0 ? Math.max(by, 0) : by; // up only when those are above the screen
 }
 
 // A dropped connection (the crash and lost-response faults) answers nothing: the panels

@@ -132,7 +132,10 @@ def recovered(
     sentences: list[str | Text] = [_how_recovered(focus, entries, crashed=crashed)]
     if crashed:
         sentences.append(LEASE)
-    if settings.email == "inline" and emails > summary.intended:
+    # The e-mail mode the request ran with, not the lab's now: the headline it was shown
+    # with stays the same after the lesson is left (its settings reset) or the fix switched.
+    email = (focus.settings or settings).email
+    if email == "inline" and emails > summary.intended:
         sentences.append(
             Text(
                 "But the receipt e-mail is our own side effect: the re-run sent it again "
@@ -151,7 +154,7 @@ def recovered(
             ),
             tuple(sentences),
         )
-    if settings.email == "outbox" and 0 < emails <= summary.intended:
+    if email == "outbox" and 0 < emails <= summary.intended:
         # The fixed run of the e-mail lesson: its point is the e-mail, so say it first.
         sentences.insert(
             0,
