@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import secrets
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,8 @@ from flask import Flask
 
 from .engine.stepping import MAX_PAUSED, MAX_PAUSED_PER_LAB
 from .payments.settings import Settings
+from .queue.broker import Broker
+from .queue.redis_streams import connect, redis_brokers
 from .registry import LabRegistry
 from .workspace import Workspace
 
@@ -31,6 +33,7 @@ def _registry(cfg: Mapping[str, Any]) -> LabRegistry:
     """The registry of workspaces, each made with the configured defaults and caps."""
     # Each paused request holds a server thread: one budget for every lab.
     paused_slots = threading.BoundedSemaphore(cfg["STEP_MAX_PAUSED"])
+    queue_brokers = _queue_brokers(cfg)
 
     def make_lab(lab_id: str) -> Workspace:
         settings = Settings(
@@ -44,6 +47,7 @@ def _registry(cfg: Mapping[str, Any]) -> LabRegistry:
             max_ledger=cfg["LAB_MAX_LEDGER"],
             max_paused=cfg["STEP_MAX_PAUSED_PER_LAB"],
             paused_slots=paused_slots,
+            queue_broker=queue_brokers(lab_id) if queue_brokers else None,
         )
 
     return LabRegistry(
@@ -53,6 +57,19 @@ def _registry(cfg: Mapping[str, Any]) -> LabRegistry:
         max_replays=cfg["LAB_MAX_REPLAYS"],
         make_lab=make_lab,
     )
+
+
+def _queue_brokers(cfg: Mapping[str, Any]) -> Callable[[str], Callable[[], Broker]] | None:
+    """With ``REDIS_URL`` (``python -m demo --redis URL``): each workspace's queue lab on
+    Redis Streams, under a prefix of this process and workspace, its keys expiring a while
+    after the workspace would (``LAB_IDLE_S`` + 1 h). ``None``: the in-memory broker."""
+    url = cfg.get("REDIS_URL")
+    if not url:
+        return None
+    client = connect(url)
+    base = f"idem-demo:{secrets.token_hex(4)}:"  # two servers on one Redis never share keys
+    ttl_s = int(cfg["LAB_IDLE_S"]) + 3600
+    return lambda lab_id: redis_brokers(client, lab_id, base=base, ttl_s=ttl_s)
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
@@ -80,6 +97,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         STEP_MAX_PAUSED=MAX_PAUSED,  # requests in step mode at once, all labs together
         STEP_MAX_PAUSED_PER_LAB=MAX_PAUSED_PER_LAB,  # and in one lab
         INSTRUCTOR_TOKEN=secrets.token_urlsafe(16),  # of the /instructor link
+        REDIS_URL=None,  # the queue lab's broker: Redis Streams at this URL, else in memory
     )
     if test_config is not None:
         app.config.from_mapping(test_config)
@@ -90,6 +108,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from .web import assets, errors, filters, headers, i18n, nav, shell, workshop
     from .web.natural import bp as natural_bp
     from .web.payments import api, views
+    from .web.queue import api as queue_api
+    from .web.queue import views as queue_views
 
     i18n.init(app)
     assets.init(app)
@@ -101,7 +121,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(shell.bp)
     app.register_blueprint(views.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(queue_api.bp)
     app.register_blueprint(workshop.bp)
     app.register_blueprint(natural_bp)
+    app.register_blueprint(queue_views.bp)
     app.wsgi_app = headers.strip_field_values(app.wsgi_app)  # type: ignore[method-assign,assignment]
     return app

@@ -82,7 +82,26 @@ def _parser() -> argparse.ArgumentParser:
         help=f"seconds after which an idle or stalled connection is closed "
         f"(default {DEFAULT_TIMEOUT_S})",
     )
+    parser.add_argument(
+        "--redis",
+        metavar="URL",
+        default=None,
+        help="run every workspace's queue lab on Redis Streams at URL, e.g. "
+        "redis://127.0.0.1:6379/0 (default: an in-memory broker)",
+    )
     return parser
+
+
+def _redis_answers(url: str) -> bool:
+    """Whether the Redis at ``url`` answers a PING (said on stderr when it does not)."""
+    from .queue.redis_streams import connect
+
+    try:
+        connect(url).ping()
+    except Exception as exc:  # a bad URL (ValueError) or a server that does not answer
+        print(f"Cannot use Redis at {url}: {exc}", file=sys.stderr)
+        return False
+    return True
 
 
 def _warnings(server_limit: int, args: argparse.Namespace) -> None:
@@ -103,10 +122,19 @@ def _warnings(server_limit: int, args: argparse.Namespace) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse the options, print the URL, and serve until Ctrl-C; returns the exit status
-    (1 when the address cannot be bound, 2 for a bad option)."""
+    (1 when the address cannot be bound or the ``--redis`` server does not answer, 2 for
+    a bad option)."""
     args = _parser().parse_args(argv)
+    if args.redis is not None and not _redis_answers(args.redis):
+        return 1
 
-    app = create_app({"LAB_IDLE_S": args.lab_idle_s, "STEP_MAX_PAUSED": args.threads // 2})
+    app = create_app(
+        {
+            "LAB_IDLE_S": args.lab_idle_s,
+            "STEP_MAX_PAUSED": args.threads // 2,
+            "REDIS_URL": args.redis,
+        }
+    )
     try:
         server = make_server(
             app,

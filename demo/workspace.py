@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from .engine.changes import Changes, weakly
@@ -24,6 +25,8 @@ from .payments.lab import PaymentsLab
 from .payments.requests import Email, RequestEntry
 from .payments.scenarios import Scenario
 from .payments.settings import Settings
+from .queue.broker import Broker
+from .queue.lab import QueueLab
 
 
 class Workspace:
@@ -39,6 +42,8 @@ class Workspace:
     :param max_paused: requests in step mode at once in a lab; one more gets 429.
     :param paused_slots: the budget of requests in step mode shared by every lab of the
         process (one slot per request, taken without waiting); ``None``: no shared budget.
+    :param queue_broker: builds the queue lab's empty broker (at start and on each reset):
+        Redis Streams under ``--redis``; ``None``: in memory.
     """
 
     def __init__(
@@ -52,6 +57,7 @@ class Workspace:
         max_ledger: int = 500,
         max_paused: int = MAX_PAUSED_PER_LAB,
         paused_slots: threading.BoundedSemaphore | None = None,
+        queue_broker: Callable[[], Broker] | None = None,
     ) -> None:
         self.id = workspace_id
         self.clock = VirtualClock(clock)
@@ -68,7 +74,16 @@ class Workspace:
             touch=self.changes.touch,
             finished=weakly(self._observe),  # no cycle: a dropped workspace is freed at once
         )
-        self.labs: dict[str, Lab] = {self.payments.name: self.payments}
+        self.queue = QueueLab(
+            clock=self.clock,
+            make_broker=queue_broker,
+            max_log=max_log,
+            max_paused=max_paused,
+            paused_slots=paused_slots,
+            touch=self.changes.touch,
+            finished=weakly(self._observe),
+        )
+        self.labs: dict[str, Lab] = {self.payments.name: self.payments, self.queue.name: self.queue}
         """Every lab of the workspace by name, in the order the lab switcher shows them."""
         self.natural = NaturalLab(
             clock=self.clock,

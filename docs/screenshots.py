@@ -18,6 +18,7 @@ from playwright.sync_api import Page, expect, sync_playwright
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from demo import create_app  # noqa: E402
 from demo.server import make_server  # noqa: E402  (the server python -m demo runs)
+from docs.screenshots_queue import shoot_queue  # noqa: E402
 
 OUT = Path(__file__).resolve().parent
 CHROMIUM = os.environ.get("DEMO_CHROMIUM", "/usr/bin/chromium")
@@ -154,6 +155,7 @@ def main() -> None:
         vi.locator("button[data-action='Retry with a new key']").click()
         expect(vi.locator("#lesson .actual-charges")).to_have_text("2", timeout=15_000)
         shoot(vi, "vietnamese")
+        shoot_queue(browser, f"http://127.0.0.1:{server.port}")
         browser.close()
     server.shutdown()
 

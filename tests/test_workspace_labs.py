@@ -46,7 +46,7 @@ def test_the_payment_lab_is_a_lab() -> None:
     ws = Workspace("t1")
     assert isinstance(ws.payments, Lab)
     assert isinstance(StubLab(), Lab)
-    assert list(ws.labs)[0] == "payments"
+    assert list(ws.labs)[0] == "payments"  # first in the switcher; other labs follow
 
 
 def test_reset_and_blank_go_through_every_lab() -> None:

@@ -14,12 +14,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import natural_facts, payment_facts
+from . import natural_facts, payment_facts, queue_facts
 from .engine import Check, Evidence, Lesson, Progress, observe
 from .natural import CHAPTER as NATURAL
 from .payments import PATH
+from .queue import QUEUE_PATH
 
-CHAPTERS: dict[str, tuple[Lesson, ...]] = {"payments": PATH, "natural": NATURAL}
+CHAPTERS: dict[str, tuple[Lesson, ...]] = {
+    "payments": PATH,
+    "queue": QUEUE_PATH,
+    "natural": NATURAL,
+}
 """Each lab's chapter of the path: lab name → its lessons, in order."""
 
 LESSONS: dict[str, Lesson] = {
@@ -29,6 +34,7 @@ LESSONS: dict[str, Lesson] = {
 
 EVIDENCE: dict[str, Callable[[Any], Evidence]] = {
     "payments": payment_facts.evidence,
+    "queue": queue_facts.evidence,
     "natural": natural_facts.evidence,
 }
 """What each lab's lessons read of it: lab name → a function of the lab to its evidence."""

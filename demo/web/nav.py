@@ -16,6 +16,7 @@ from flask import Flask, url_for
 from ..engine.text import N_
 from ..natural.scenarios import SCENARIOS as NATURAL_SCENARIOS
 from ..payments.scenarios import SCENARIOS as PAYMENT_SCENARIOS
+from ..queue.scenarios import SCENARIOS as QUEUE_SCENARIOS
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class LabPage:
 LAB_PAGES: tuple[LabPage, ...] = (
     LabPage("payments", N_("Payments"), "shell.lab_page", PAYMENT_SCENARIOS),
     LabPage("natural", N_("Operations"), "natural.page", NATURAL_SCENARIOS),
+    LabPage("queue", N_("Queue"), "queue_page.page", QUEUE_SCENARIOS),
 )
 """Every lab's page, in the order the switcher shows them."""
 

@@ -57,7 +57,7 @@ DESCRIPTION = (
 def document(languages: tuple[str, ...]) -> dict[str, Any]:
     """The OpenAPI 3.1 document as a dict (built once per list of ``languages``, the codes
     ``POST /lab/{lab_id}/language`` accepts)."""
-    paths = schemas.with_labs(_pages(), _forms(languages), _workshop(), _room(), _api())
+    paths = {**_pages(), **_forms(languages), **_workshop(), **_room(), **_api(), **schemas.labs()}
     for item in paths.values():
         for method, operation in item.items():
             if method != "parameters":

@@ -32,7 +32,7 @@ from ..payments.charges import (
 )
 from ..payments.scenarios import SCENARIOS
 from ..payments.settings import CHOICES, RANGES, Settings
-from . import openapi_natural
+from . import openapi_natural, openapi_queue, openapi_queue_page
 
 INTEGER_RULE = (
     "A JSON integer: a number written with a fraction or an exponent (24.0, 2.4e1) is "
@@ -271,6 +271,11 @@ def state() -> dict[str, Any]:
     }
 
 
+def labs() -> dict[str, Any]:
+    """The paths of the other labs' APIs (each lab's own module builds them)."""
+    return {**openapi_queue.paths(), **openapi_queue_page.paths(), **openapi_natural.paths()}
+
+
 def schemas() -> dict[str, Any]:
     """``components.schemas``."""
     return {
@@ -282,14 +287,6 @@ def schemas() -> dict[str, Any]:
         "ClockRequest": clock_request(),
         "StepRequest": step_request(),
         "History": history_outline(),
+        **openapi_queue.schemas(),
         **openapi_natural.schemas(),
     }
-
-
-def with_labs(*parts: dict[str, Any]) -> dict[str, Any]:
-    """The document's ``paths``: ``parts`` (the shell's and the payment lab's), then the
-    paths of the labs beside the payment lab, each from its own module."""
-    merged: dict[str, Any] = {}
-    for part in (*parts, openapi_natural.paths()):
-        merged.update(part)
-    return merged

@@ -136,3 +136,39 @@ def test_instructor_view(page: Page, live_server: Any, errors: Any) -> None:
     page.goto(f"{live_server.url}/instructor?token={token}")
     expect(page.locator("#room")).to_be_visible()
     no_violations(page)
+
+
+def open_queue(page: Page, live_server: Any, prefix: str) -> str:
+    lab_id = f"e2e-a11y-queue-{prefix}-{secrets.token_hex(4)}"
+    page.goto(f"{live_server.url}/lab/{lab_id}/queue")
+    expect(page.locator("#queue-panels")).to_be_visible()
+    return lab_id
+
+
+def test_queue_lab_fresh(page: Page, live_server: Any, errors: Any) -> None:
+    open_queue(page, live_server, "fresh")
+    no_violations(page)
+
+
+def test_queue_lab_lesson_after_its_scenario(page: Page, live_server: Any, errors: Any) -> None:
+    open_queue(page, live_server, "lesson")
+    page.locator("#path button[data-lesson='redelivery']").click()
+    expect(page.locator("#lesson")).to_be_visible()
+    page.locator("#run-scenario").click()
+    expect(page.locator("#mailbox tbody tr")).to_have_count(2)
+    page.locator(".earlier summary").click()
+    no_violations(page)
+
+
+def test_queue_lab_presenter_mode_with_a_dead_letter_and_a_simulation(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    open_queue(page, live_server, "present")
+    page.locator(".present-switch").click()
+    expect(page.locator("#page.present")).to_be_visible()
+    page.locator("#path button[data-lesson='poison-message']").click()
+    page.locator("#apply-fix").click()
+    expect(page.locator("#queue .dead-letters")).to_be_visible()
+    page.locator("#simulate").click()
+    expect(page.locator(".sim-result")).to_be_visible()
+    no_violations(page)

@@ -134,9 +134,10 @@ def _now(lab: Workspace, records: list[tuple[str, Record]]) -> dict[str, Any]:
 
 
 def _lesson_context(lab: Workspace) -> dict[str, Any]:
-    """The lessons path with each lesson's state, and the open lesson's progress."""
-    achieved = lab.achieved()
-    lesson = lab.lesson if lab.lesson in PATH else None  # another lab's lesson: not here
+    """The lessons path with each lesson's state, and the open lesson's progress. Another
+    lab's lesson (open, or achieved) is that lab's page's business."""
+    achieved = lab.achieved() & {item.name for item in PATH}
+    lesson = lab.lesson if lab.lesson is not None and lab.lesson.lab == "payments" else None
     progress = lab.progress.get(lesson.name) if lesson else None
     return {
         "path": [(n, item, item.name in achieved) for n, item in enumerate(PATH, 1)],

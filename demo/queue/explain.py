@@ -1,0 +1,119 @@
+"""The plain-language "what just happened" of one work call, in the reader's language."""
+
+from __future__ import annotations
+
+from ..engine.text import N_, Text
+from .entries import WorkEntry
+
+
+def explain(entry: WorkEntry) -> list[str | Text]:
+    """Sentences saying what the work call ``entry`` did and why, under the settings it
+    ran with (``entry.settings``); empty while it runs."""
+    said: list[str | Text] = []
+    s = entry.settings
+    if entry.dead_lettered:
+        said.append(Text(
+            "%(ids)s had been received %(max)s times without an ack: the broker moved it to "
+            "the dead-letter queue instead of delivering it again.",
+            ids=", ".join(entry.dead_lettered), max=s.get("max_attempts"),
+        ))  # fmt: skip
+    outcome = entry.outcome
+    if outcome == "idle":
+        said.append(N_(
+            "No message was visible: the queue is empty, or every message is in flight "
+            "until its visibility timeout passes. Move the clock past it to see a redelivery."
+        ))  # fmt: skip
+    elif outcome == "processed":
+        said.append(_processed(entry))
+    elif outcome == "duplicate_skipped":
+        said.append(Text(
+            "The dedup table already holds %(key)s as completed: the worker acked %(id)s and "
+            "sent nothing. The table, not the number of deliveries, decides.",
+            key=entry.key, id=entry.message_id,
+        ))  # fmt: skip
+    elif outcome == "lost":
+        said.append(N_(
+            "At-most-once: the broker acked the message on receive, then the worker failed. "
+            "The job is gone: no message left to redeliver, no e-mail, and no error anywhere."
+        ))  # fmt: skip
+    elif outcome == "crashed":
+        said.append(_crashed(entry))
+    if entry.relay_crashed:
+        said.append(
+            N_("The relay crashed after sending an outbox row, before marking it sent. Its "
+               "next run sends the row again; the provider drops the repeat, since the relay "
+               "passes the row id as a stable message id.")
+            if s.get("provider_dedup")
+            else N_("The relay crashed after sending an outbox row, before marking it sent. "
+                    "Its next run sends the row again: a second e-mail, unless the provider "
+                    "dedups on a stable message id.")
+        )  # fmt: skip
+    return said
+
+
+def _processed(entry: WorkEntry) -> str | Text:
+    s = entry.settings
+    if (entry.receive_count or 0) > 1 and not s.get("dedup"):
+        return Text(
+            "Delivery %(n)s of %(id)s: with no dedup check, the worker did the job again and "
+            "sent another e-mail. Every redelivery repeats the side effect.",
+            n=entry.receive_count, id=entry.message_id,
+        )  # fmt: skip
+    if s.get("outbox"):
+        return Text(
+            "%(worker)s received %(id)s, wrote the e-mail to the outbox with the dedup record "
+            "in one atomic step, and acked; the relay sent it.",
+            worker=entry.worker, id=entry.message_id,
+        )  # fmt: skip
+    if s.get("delivery") == "at_most_once":
+        return Text(
+            "%(worker)s received %(id)s, already acked by the broker, and sent the e-mail.",
+            worker=entry.worker, id=entry.message_id,
+        )  # fmt: skip
+    return Text(
+        "%(worker)s received %(id)s (receive %(n)s), sent the e-mail, recorded it and acked: "
+        "the message is done.",
+        worker=entry.worker, id=entry.message_id, n=entry.receive_count,
+    )  # fmt: skip
+
+
+def _crashed(entry: WorkEntry) -> str | Text:
+    s, vt = entry.settings, entry.settings.get("visibility_timeout_s")
+    if entry.error is not None:
+        return Text(
+            "The handler failed on this job (%(error)s), receive %(n)s of %(max)s. No ack: "
+            "it comes back after the visibility timeout, then goes to the dead-letter queue.",
+            error=entry.error, n=entry.receive_count, max=s.get("max_attempts"),
+        )  # fmt: skip
+    if s.get("delivery") == "at_most_once":
+        return N_(
+            "The worker crashed after the e-mail left. The broker had acked the message on "
+            "receive, so no redelivery comes: this time nothing was lost."
+        )  # fmt: skip
+    if entry.crashed_at == "after_receive":
+        return Text(
+            "The worker crashed right after receiving, before doing anything. The message "
+            "stays unacked; after the visibility timeout (%(vt)s s) it is delivered again.",
+            vt=vt,
+        )  # fmt: skip
+    if entry.crashed_at == "after_effect" and not s.get("outbox"):
+        return N_(
+            "The worker crashed after sending the e-mail, before recording it. The redelivery "
+            "will find no record and send it again, dedup or not: the consumer's crash window. "
+            "The outbox closes it."
+        )  # fmt: skip
+    if entry.crashed_at == "after_effect" and s.get("dedup"):
+        return N_(
+            "The worker crashed after the one atomic step that wrote the outbox row and the "
+            "dedup record together: the relay still sends the e-mail once, and the "
+            "redelivery will find the key completed."
+        )  # fmt: skip
+    if s.get("dedup"):
+        return N_(
+            "The worker crashed after its dedup record, before the ack. The redelivery will "
+            "find the key completed and skip it: dedup alone covers this crash."
+        )  # fmt: skip
+    return N_(
+        "The worker crashed before the ack, after its side effect. Nothing records the job as "
+        "done, so the redelivery will send a second e-mail."
+    )  # fmt: skip

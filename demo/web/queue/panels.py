@@ -1,0 +1,191 @@
+"""What the queue lab's panels show, computed from the lab's real state: the queue, the
+worker lanes, the dedup table, the outbox, the mailbox, "what just happened", the code
+view, the sequence diagram, the simulator's chart, and the chapter's lessons."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app
+
+from ...engine.text import N_, Text
+from ...lessons import CHAPTERS, Lesson
+from ...queue.explain import explain
+from ...queue.scenarios import SCENARIOS
+from ...workspace import Workspace
+from ..filters import duration
+from .chart import semantics_chart
+from .code import code_view
+from .sequence import diagram
+
+LANE_ENTRIES = 8
+"""Producer sends and work calls shown on the lanes (the timeline keeps more)."""
+
+EARLIER = 4
+"""Calls before the last one that "what just happened" retells, newest first."""
+
+TABLE_ROWS = 8
+"""Newest rows shown in each table; the headings count them all."""
+
+
+def poll_s() -> int:
+    """How often an open page refreshes its panels, in s (config ``POLL_S``)."""
+    return int(current_app.config["POLL_S"])
+
+
+def panels_context(lab: Workspace) -> dict[str, Any]:
+    """Everything the queue page shows, from the lab's state (``version`` read first, so
+    a later change always bumps it past this render).
+
+    :raises Problem: 503 ``broker-unavailable`` (the Redis broker cannot be reached).
+    """
+    version = lab.version
+    queue = lab.queue
+    state = queue.state()
+    entries = queue.entries()
+    recent = entries[-LANE_ENTRIES:]
+    last_work = next((e for e in reversed(entries) if e.action == "work"), None)
+    last = entries[-1] if entries else None
+    now = state["now"]
+    return {
+        "version": version,
+        "lab": lab,
+        "state": state,
+        "settings": queue.settings,
+        "summary": state["summary"],
+        "scenario": queue.scenario,
+        "fixed": queue.fixed,
+        "messages": _messages(state["messages"], now)[-TABLE_ROWS:],
+        "more_messages": max(len(state["messages"]) - TABLE_ROWS, 0),
+        "dedup": state["dedup"][-TABLE_ROWS:],
+        "outbox": state["outbox"][-TABLE_ROWS:],
+        "emails": state["emails"][::-1][:TABLE_ROWS],
+        "emails_per_key": _per_key(state["emails"]),
+        "lanes": _lanes(recent, state["settings"]["workers"]),
+        "headline": _headline(last),
+        "explanation": explain(last) if last is not None and last.action == "work" else [],
+        "earlier": [
+            {"headline": _headline(e), "sentences": explain(e) if e.action == "work" else []}
+            for e in entries[-EARLIER - 1 : -1][::-1]
+        ],
+        "code": code_view(last_work.as_dict() if last_work else None),
+        "sequence": diagram(entries[-5:]),
+        "chart": semantics_chart(state["simulation"]),
+        "clock_offset": duration(lab.clock_offset_s()) if lab.clock_offset_s() else None,
+        "OUTCOMES": OUTCOMES,
+        "MESSAGE_STATES": MESSAGE_STATES,
+        "STEP_NAMES": STEP_NAMES,
+        "MODES": MODES,
+        "MEASURES": MEASURES,
+        **_lesson_context(lab),
+    }
+
+
+def _messages(messages: list[dict[str, Any]], now: float) -> list[dict[str, Any]]:
+    """The queue's rows, each with how long an in-flight message stays hidden (s)."""
+    rows = []
+    for m in messages:
+        hidden = m["visible_at"] - now if m["state"] == "in_flight" and m["visible_at"] else None
+        rows.append({**m, "hidden_s": max(int(hidden + 0.999), 0) if hidden else None})
+    return rows
+
+
+def _per_key(emails: list[dict[str, Any]]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for e in emails:
+        counts[e["idempotency_key"]] = counts.get(e["idempotency_key"], 0) + 1
+    return counts
+
+
+def _lanes(entries: list[Any], workers: int) -> list[dict[str, Any]]:
+    """The shared timeline as lanes: the producer, then each worker; every entry in its
+    lane at its column (1 = the oldest shown)."""
+    names = ["producer"] + [f"worker-{n}" for n in range(1, 4)]
+    used = {e.worker for e in entries if e.worker}
+    shown = [n for n in names if n == "producer" or n in used or int(n[-1]) <= workers]
+    lanes = []
+    for row, name in enumerate(shown, 1):
+        cells = [
+            {"col": col, "entry": e.as_dict()}
+            for col, e in enumerate(entries, 1)
+            if (e.worker or "producer") == name
+        ]
+        lanes.append({"name": name, "row": row, "cells": cells})
+    return lanes
+
+
+def _headline(entry: Any) -> str | Text | None:
+    """The one line above the explanation: who did what to which message."""
+    if entry is None:
+        return None
+    if entry.action != "work":
+        word = N_("Producer retry") if entry.action == "producer_retry" else N_("Enqueue")
+        return Text(
+            "%(action)s: job %(job)s is message %(id)s in the queue.",
+            action=word, job=entry.job_id, id=entry.message_id,
+        )  # fmt: skip
+    outcome = OUTCOMES.get(entry.outcome or "", N_("RUNNING"))
+    return Text("%(worker)s: %(outcome)s", worker=entry.worker, outcome=outcome)
+
+
+OUTCOMES: dict[str, str] = {
+    "processed": N_("PROCESSED"),
+    "duplicate_skipped": N_("DUPLICATE SKIPPED"),
+    "crashed": N_("CRASHED, NOT ACKED"),
+    "lost": N_("LOST"),
+    "idle": N_("IDLE"),
+    "published": N_("ENQUEUED"),
+}
+"""A work call's outcome as its badge says it."""
+
+MESSAGE_STATES: dict[str, str] = {
+    "ready": N_("ready"),
+    "in_flight": N_("in flight"),
+    "acked": N_("acked"),
+    "dead": N_("dead letter"),
+}
+STEP_NAMES: dict[str, str] = {
+    "publish": N_("publish"),
+    "receive": N_("receive"),
+    "dedup check": N_("dedup check"),
+    "side effect": N_("side effect"),
+    "record": N_("record"),
+    "ack": N_("ack"),
+    "relay send": N_("relay send"),
+    "relay mark": N_("relay mark"),
+    "crash": N_("crash"),
+    "handler error": N_("handler error"),
+}
+MODES: dict[str, str] = {
+    "at_most_once": N_("at-most-once"),
+    "at_least_once": N_("at-least-once"),
+    "idempotent": N_("at-least-once + idempotent consumer"),
+}
+MEASURES: dict[str, str] = {
+    "emails_per_key": N_("E-mails for one key"),
+    "lost": N_("Jobs lost"),
+    "dead": N_("Dead letters"),
+    "duplicate_effects": N_("Duplicate side effects"),
+}
+"""What a scenario counts (``Scenario.measure``), as its expected-vs-actual line says it."""
+
+
+def _lesson_context(lab: Workspace) -> dict[str, Any]:
+    """The queue chapter with each lesson's state, and the open lesson's progress."""
+    chapter = CHAPTERS["queue"]
+    achieved = lab.achieved()
+    lesson = lab.lesson if lab.lesson is not None and lab.lesson.lab == "queue" else None
+    names = [item.name for item in chapter]
+    following: Lesson | None = None
+    if lesson is not None and names.index(lesson.name) + 1 < len(chapter):
+        following = chapter[names.index(lesson.name) + 1]
+    return {
+        "path": [(n, item, item.name in achieved) for n, item in enumerate(chapter, 1)],
+        "lesson": lesson,
+        "progress": lab.progress.get(lesson.name) if lesson else None,
+        "next_lesson": following
+        if lesson
+        else next((item for item in chapter if item.name not in achieved), chapter[0]),
+        "achieved_count": sum(1 for item in chapter if item.name in achieved),
+        "scenarios_by_name": SCENARIOS,
+    }

@@ -1,0 +1,212 @@
+"""The queue lab's page and the fragments its buttons swap in (no browser): a GET
+changes nothing, each button calls the real lab, bad input is a 422 problem that
+changes nothing, and what the page draws (code view, chart, diagram) comes from the
+real code and real runs."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from demo.queue import worker
+from demo.queue.simulator import simulate
+from demo.registry import LabRegistry
+from demo.web.i18n import MISSING
+
+HX = {"HX-Request": "true"}
+
+
+def post(client: FlaskClient, lab: str, what: str, **form: str) -> Any:
+    return client.post(f"/lab/{lab}/queue/{what}", data=form, headers=HX)
+
+
+def test_the_page_and_its_poll_change_nothing(app: Flask, client: FlaskClient) -> None:
+    registry: LabRegistry = app.extensions["labs"]
+    page = client.get("/lab/q-get/queue")
+    assert page.status_code == 200
+    assert "Queue lab" in page.text
+    assert 'aria-current="page">Queue</a>' in page.text  # the lab switcher marks this lab
+    assert client.get("/lab/q-get/queue/panels").status_code == 200
+    assert registry.peek("q-get") is None  # no lab was made for a read
+
+
+def test_the_poll_answers_204_while_nothing_changed(client: FlaskClient, lab_of: Any) -> None:
+    lab = lab_of("q-poll")
+    assert client.get(f"/lab/q-poll/queue/panels?since={lab.version}").status_code == 204
+    post(client, "q-poll", "enqueue", job="42")
+    fresh = client.get(f"/lab/q-poll/queue/panels?since={lab.version - 1}")
+    assert fresh.status_code == 200
+    assert f'data-version="{lab.version}"' in fresh.text
+
+
+def test_without_script_a_button_answers_303_to_the_page(client: FlaskClient) -> None:
+    answer = client.post("/lab/q-303/queue/enqueue", data={"job": "43"})
+    assert answer.status_code == 303
+    assert answer.headers["Location"].endswith("/lab/q-303/queue")
+
+
+def test_the_buttons_drive_the_real_lab(client: FlaskClient, lab_of: Any) -> None:
+    queue = lab_of("q-run").queue
+    assert (
+        post(client, "q-run", "settings", setting="crash_at", crash_at="after_effect").status_code
+        == 200
+    )
+    post(client, "q-run", "enqueue", job="42")
+    html = post(client, "q-run", "work").text
+    assert "CRASHED, NOT ACKED" in html
+    assert queue.entries()[-1].crashed_at == "after_effect"
+    post(client, "q-run", "clock", advance_s="31")
+    html = post(client, "q-run", "work").text
+    assert queue.measure("emails_per_key") == 2
+    assert html.count('<tr class="double">') == 2  # both e-mails marked as one key's
+    post(client, "q-run", "producer-retry")
+    assert [m["job_id"] for m in queue.state()["messages"]] == ["send-invoice-42"] * 2
+    post(client, "q-run", "settings", setting="workers", workers="3")
+    post(client, "q-run", "work", every="1")
+    assert queue.settings.workers == 3
+    post(client, "q-run", "reset")
+    assert queue.state()["messages"] == []
+    assert queue.settings.workers == 3  # a reset keeps the settings
+
+
+def test_a_checkbox_setting_is_on_when_sent_and_off_when_not(
+    client: FlaskClient, lab_of: Any
+) -> None:
+    queue = lab_of("q-check").queue
+    post(client, "q-check", "settings", setting="dedup", dedup="on")
+    assert queue.settings.dedup is True
+    post(client, "q-check", "settings", setting="dedup")
+    assert queue.settings.dedup is False
+
+
+@pytest.mark.parametrize(
+    ("what", "form", "status"),
+    [
+        ("settings", {"setting": "workers", "workers": "9"}, 422),
+        ("settings", {"setting": "max_attempts", "max_attempts": "0"}, 422),
+        ("settings", {"setting": "visibility_timeout_s", "visibility_timeout_s": "1e3"}, 422),
+        ("settings", {"setting": "delivery", "delivery": "exactly_once"}, 422),
+        ("settings", {"setting": "step"}, 422),
+        ("settings", {}, 422),
+        ("enqueue", {"job": "44"}, 422),
+        ("simulate", {"mode": "exactly_once", "messages": "10"}, 422),
+        (
+            "simulate",
+            {"mode": "idempotent", "messages": "100001", "loss": "0", "ack_loss": "0"},
+            422,
+        ),
+        (
+            "simulate",
+            {"mode": "idempotent", "messages": "10", "loss": "0.95", "ack_loss": "0"},
+            422,
+        ),
+        ("clock", {"advance_s": "-5"}, 422),
+        ("clock", {"advance_s": "abc"}, 422),
+        ("run", {"scenario": "exactly-once"}, 404),
+        ("run", {"scenario": "redelivery", "fixed": "yes"}, 422),
+        ("work", {"every": "2"}, 422),
+        ("settings", {"setting": "step_mode", "step_mode": "on"}, 422),  # no Step buttons here
+        ("settings", {"setting": "dedup", "dedup": "yes"}, 422),
+        ("settings", {"setting": "workers", "workers": "02"}, 422),
+        ("clock", {"advance_s": "31.0"}, 422),
+        ("simulate", {"mode": "idempotent", "messages": "10", "loss": "1e-1"}, 422),
+    ],
+)
+def test_bad_input_is_a_problem_and_changes_nothing(
+    client: FlaskClient, lab_of: Any, what: str, form: dict[str, str], status: int
+) -> None:
+    lab = lab_of("q-bad")
+    post(client, "q-bad", "enqueue", job="42")
+    before = (_held(lab.queue.state()), lab.clock_offset_s())
+    answer = post(client, "q-bad", what, **form)
+    assert answer.status_code == status
+    assert answer.mimetype == "application/problem+json"
+    assert answer.headers["HX-Reswap"] == "none"  # the page keeps its panels
+    assert (_held(lab.queue.state()), lab.clock_offset_s()) == before
+
+
+def _held(state: dict[str, Any]) -> dict[str, Any]:
+    """What the lab holds, without the time it is read at."""
+    return {k: v for k, v in state.items() if k != "now"}
+
+
+def test_run_plays_the_scenario_and_its_fix(client: FlaskClient, lab_of: Any) -> None:
+    queue = lab_of("q-play").queue
+    html = post(client, "q-play", "run", scenario="redelivery").text
+    assert queue.measure("emails_per_key") == 2
+    assert 'class="actual-value">2<' in html and "MISMATCH" in html
+    html = post(client, "q-play", "run", scenario="redelivery", fixed="1").text
+    assert queue.fixed and queue.measure("emails_per_key") == 1
+    assert 'class="actual-value">1<' in html and "as expected" in html
+
+
+def test_the_code_view_is_the_consumers_real_source(client: FlaskClient) -> None:
+    post(client, "q-code", "enqueue", job="42")
+    html = post(client, "q-code", "work").text
+    source, first = inspect.getsourcelines(worker.consume)
+    ack = next(n for n, line in enumerate(source) if 'trace("ack")' in line)
+    marked = re.search(r'<span class="line passed at" data-step="ack"><span class="ln">(\d+)', html)
+    assert marked is not None and int(marked.group(1)) == first + ack
+    assert html.count('data-step="receive"') == 1
+
+
+def test_the_chart_draws_real_runs(client: FlaskClient) -> None:
+    html = post(
+        client, "q-chart", "simulate",
+        mode="at_most_once", messages="500", loss="0.3", ack_loss="0.1", seed="7",
+    ).text  # fmt: skip
+    lines = re.findall(r'<polyline points="([^"]+)"', html)
+    assert len(lines) == 9  # three modes × effects, duplicates, lost
+    assert all(len(points.split()) == 10 for points in lines)  # loss 0 to 0.9
+    run = simulate(mode="at_most_once", messages=500, loss=0.3, ack_loss=0.1, seed=7)
+    assert f'<td class="num bad">{run.lost}</td>' in html
+
+
+def test_the_sequence_diagram_tells_a_crash(client: FlaskClient) -> None:
+    post(client, "q-seq", "settings", setting="crash_at", crash_at="after_receive")
+    post(client, "q-seq", "enqueue", job="42")
+    html = post(client, "q-seq", "work").text
+    svg = html[html.index('<svg xmlns="http://www.w3.org/2000/svg" viewBox') :]
+    assert "publish send-invoice-42 → m-1" in svg
+    assert "m-1, receive 1" in svg
+    assert "crash after receive" in svg
+
+
+def test_the_page_in_vietnamese_leaves_nothing_untranslated(app: Flask) -> None:
+    marking = Flask.test_client(app)
+    app.config["I18N_MARK_MISSING"] = True
+    vi = {"Accept-Language": "vi", **HX}
+    for name in ("redelivery", "at-most-once", "outbox", "delivery-semantics", "poison-message"):
+        for fixed in ("0", "1"):
+            html = marking.post("/lab/q-vi/queue/run", data={"scenario": name, "fixed": fixed},
+                                headers=vi).text  # fmt: skip
+            assert MISSING not in html, name
+    page = marking.get("/lab/q-vi/queue", headers={"Accept-Language": "vi"}).text
+    assert MISSING not in page
+    assert "Lab hàng đợi" in page
+
+
+def test_the_payment_page_with_a_queue_lesson_open_or_achieved(
+    client: FlaskClient, lab_of: Any
+) -> None:
+    # A queue lesson open: the payment page shows its own path, with no lesson open.
+    assert client.post("/lab/q-pay?lesson=redelivery").headers["Location"].endswith("/queue")
+    page = client.get("/lab/q-pay")
+    assert page.status_code == 200
+    assert 'id="lesson"' not in page.text
+    # Six queue lessons achieved count for the queue's strip, not the payment lab's ten.
+    ws = lab_of("q-pay")
+    for name in ("redelivery", "duplicate-job", "at-most-once", "outbox",
+                 "delivery-semantics", "poison-message"):  # fmt: skip
+        ws.open_lesson(name)
+        ws.queue.play(name)
+        ws.queue.play(name, fixed=True)
+    assert len(ws.achieved()) == 6
+    page = client.get("/lab/q-pay").text
+    assert "0 of 10 achieved" in page
+    assert "6 of 6 achieved" in client.get("/lab/q-pay/queue").text
