@@ -106,6 +106,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     from . import web
     from .web import assets, errors, filters, headers, i18n, nav, shell, workshop
+    from .web.natural import bp as natural_bp
     from .web.payments import api, views
     from .web.queue import api as queue_api
     from .web.queue import views as queue_views
@@ -124,6 +125,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(queue_api.bp)
     app.register_blueprint(workshop.bp)
+    app.register_blueprint(natural_bp)
     app.register_blueprint(queue_views.bp)
     app.register_blueprint(retries_api.bp)
     app.register_blueprint(retries_views.bp)

@@ -19,6 +19,7 @@ from .engine.problems import Problem
 from .engine.stepping import MAX_PAUSED_PER_LAB
 from .engine.text import N_, Text
 from .lessons import EVIDENCE, LESSONS, Lesson, Progress, observe
+from .natural.lab import NaturalLab
 from .payments.gateway import Charge
 from .payments.lab import PaymentsLab
 from .payments.requests import Email, RequestEntry
@@ -92,6 +93,13 @@ class Workspace:
             self.queue.name: self.queue,
         }
         """Every lab of the workspace by name, in the order the lab switcher shows them."""
+        self.natural = NaturalLab(
+            clock=self.clock,
+            max_log=max_log,
+            touch=self.changes.touch,
+            finished=weakly(self._observe),
+        )
+        self.labs[self.natural.name] = self.natural
         self.lesson: Lesson | None = None
         """The lesson open on the path, if any; its checks run after every request."""
         self.progress: dict[str, Progress] = {}

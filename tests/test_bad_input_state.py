@@ -73,7 +73,7 @@ def a_history(client: FlaskClient, lab_id: str) -> dict[str, Any]:
 # -- one table for the step details ---------------------------------------------------
 
 
-OTHER_LABS = ("retries", "queue")
+OTHER_LABS = ("retries", "queue", "natural")
 """The packages of the labs beside the payment lab: not in an exported history."""
 
 

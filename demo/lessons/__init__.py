@@ -14,14 +14,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import payment_facts, queue_facts, retries_facts
+from . import natural_facts, payment_facts, queue_facts, retries_facts
 from .engine import Check, Evidence, Lesson, Progress, observe
+from .natural import CHAPTER as NATURAL
 from .payments import PATH
 from .queue import QUEUE_PATH
 from .retries import CHAPTER as RETRIES_CHAPTER
 
 CHAPTERS: dict[str, tuple[Lesson, ...]] = {
     "payments": PATH,
+    "natural": NATURAL,
     "retries": RETRIES_CHAPTER,
     "queue": QUEUE_PATH,
 }
@@ -36,6 +38,7 @@ EVIDENCE: dict[str, Callable[[Any], Evidence]] = {
     "payments": payment_facts.evidence,
     "retries": retries_facts.evidence,
     "queue": queue_facts.evidence,
+    "natural": natural_facts.evidence,
 }
 """What each lab's lessons read of it: lab name → a function of the lab to its evidence."""
 

@@ -14,6 +14,7 @@ from typing import Any
 from flask import Flask, url_for
 
 from ..engine.text import N_
+from ..natural.scenarios import SCENARIOS as NATURAL_SCENARIOS
 from ..payments.scenarios import SCENARIOS as PAYMENT_SCENARIOS
 from ..queue.scenarios import SCENARIOS as QUEUE_SCENARIOS
 from ..retries.scenarios import SCENARIOS as RETRY_SCENARIOS
@@ -42,6 +43,7 @@ class LabPage:
 
 LAB_PAGES: tuple[LabPage, ...] = (
     LabPage("payments", N_("Payments"), "shell.lab_page", PAYMENT_SCENARIOS),
+    LabPage("natural", N_("Operations"), "natural.page", NATURAL_SCENARIOS),
     LabPage("retries", N_("Retries"), "retries_page.page", RETRY_SCENARIOS),
     LabPage("queue", N_("Queue"), "queue_page.page", QUEUE_SCENARIOS),
 )

@@ -32,7 +32,13 @@ from ..payments.charges import (
 )
 from ..payments.scenarios import SCENARIOS
 from ..payments.settings import CHOICES, RANGES, Settings
-from . import openapi_queue, openapi_queue_page, openapi_retries, openapi_retries_page
+from . import (
+    openapi_natural,
+    openapi_queue,
+    openapi_queue_page,
+    openapi_retries,
+    openapi_retries_page,
+)
 
 INTEGER_RULE = (
     "A JSON integer: a number written with a fraction or an exponent (24.0, 2.4e1) is "
@@ -284,6 +290,7 @@ def schemas() -> dict[str, Any]:
         "History": history_outline(),
         **openapi_queue.schemas(),
         **openapi_retries.schemas(),
+        **openapi_natural.schemas(),
     }
 
 
@@ -296,6 +303,7 @@ def with_labs(*parts: dict[str, Any]) -> dict[str, Any]:
         openapi_retries_page.paths(),
         openapi_queue.paths(),
         openapi_queue_page.paths(),
+        openapi_natural.paths(),
     )
     for part in (*parts, *labs):
         merged.update(part)

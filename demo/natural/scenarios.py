@@ -1,0 +1,128 @@
+"""The operations lab's scenarios: one card each, with expected vs actual and the fix one
+click away. ``expected`` and ``actual`` are read from what the lab really ran
+(:meth:`~demo.natural.lab.NaturalLab.state`); the card only says what to look at.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..engine.text import N_
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One card of the operations lab.
+
+    :param name: the scenario's (and its lesson's) name, e.g. ``"set-vs-add"``.
+    :param steps: what to click, without the fix and with it (``fix_steps``).
+    :param fix_text: the fix, in a sentence; ``fix`` names what applying it switches on:
+        ``"dedup"`` (the page's dedup switch), ``"conditional"`` (``If-Match``) or
+        ``"window"`` (a 1800 s pixel dedup window).
+    """
+
+    name: str
+    title: str
+    goal: str
+    steps: tuple[str, ...]
+    why: str
+    fix_text: str
+    fix: str
+    fix_steps: tuple[str, ...]
+
+    def steps_for(self, fixed: bool) -> tuple[str, ...]:
+        """The steps the card lists, with the fix applied or not."""
+        return self.fix_steps if fixed else self.steps
+
+
+FIX_WINDOW_S = 1800
+"""The pixel dedup window the tracking-pixel scenario's fix sets, in seconds (30 min)."""
+
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s
+    for s in (
+        Scenario(
+            "set-vs-add",
+            N_("SET survives a retry, += does not"),
+            N_("Retry SET balance = 100 and balance += 100 three times each, and compare."),
+            (
+                N_("Retry “SET balance = 100” 3 times: the balance ends at 100."),
+                N_("Retry “balance += 100” 3 times: the balance ends at 300."),
+            ),
+            N_(
+                "SET names the final value, so a second SET lands on the same state. += names "
+                "a change, and every retry applies it again."
+            ),
+            N_(
+                "Put an “applied for key X?” dedup record in front: the retries find the key "
+                "and get the first answer back."
+            ),
+            "dedup",
+            (N_("With dedup on, retry “balance += 100” 3 times: the balance ends at 100."),),
+        ),
+        Scenario(
+            "which-are-natural",
+            N_("Which operations are naturally idempotent?"),
+            N_("Retry every operation without dedup and sort them: natural, or needs a record."),
+            (
+                N_("Press Retry them all (3 times each, dedup off)."),
+                N_("Look at DELETE /items/7: the retry answers 404, the state is the same."),
+            ),
+            N_(
+                "A full PUT, a DELETE by id and setting a value name the final state. A "
+                "transfer, an e-mail and an invoice number each do something new every time. "
+                "Same state is not same response: the retried DELETE is idempotent and still "
+                "answers 404."
+            ),
+            N_(
+                "The ones that need a record get a dedup table in front: the retry replays the "
+                "first answer (the DELETE's 204 too)."
+            ),
+            "dedup",
+            (N_("With dedup on, press Retry them all: every state stays as after one attempt."),),
+        ),
+        Scenario(
+            "lost-update",
+            N_("A late retry undoes a newer write"),
+            N_("A sets 100, B sets 50, then A's delayed retry arrives: what is the balance?"),
+            (N_("Press Run the three writes, with If-Match off."),),
+            N_(
+                "SET balance = 100 is naturally idempotent, but only against itself: arriving "
+                "after B's write, A's duplicate overwrites it. A lost update."
+            ),
+            N_(
+                "A conditional write: each write carries If-Match with the ETag its client "
+                "read; the late one's is stale and gets 412 (RFC 9110 §13.1.1)."
+            ),
+            "conditional",
+            (N_("Press Run the three writes, with If-Match on: the late write gets 412."),),
+        ),
+        Scenario(
+            "tracking-pixel",
+            N_("The GET that counts twice"),
+            N_("Reload, prefetch and unfurl the article: how many views does one reader make?"),
+            (
+                N_("Press Reload the article, then Prefetch it: each request counts a view."),
+                N_("Press Unfurl in a chat app: a request without the cookie is a new viewer."),
+            ),
+            N_(
+                "GET is meant to be safe, but a view counter changes state on every GET, and "
+                "browsers, prefetchers and chat apps repeat GETs freely."
+            ),
+            N_(
+                "A dedup window per (viewer, post), the viewer told apart by a first-party "
+                "cookie: repeated GETs within 30 minutes count once. The trade-off: two real "
+                "visits within the window count once too."
+            ),
+            "window",
+            (
+                N_(
+                    "With the 1800 s window, press Reload the article and Prefetch it: the "
+                    "counter stays at one view. +10 min on the clock, then Reload: a real "
+                    "second visit, not counted either (the window's trade-off)."
+                ),
+            ),
+        ),
+    )
+}
+"""Every scenario of the operations lab, in the chapter's order."""

@@ -1,0 +1,82 @@
+"""What the operations lab's scenario card compares: expected against actual, each read
+from what the lab really ran (never a fixed answer), and how a state is shown."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ...engine.text import N_
+from ...natural.lab import NaturalLab
+from ...natural.operations import OPERATIONS, START
+
+
+@dataclass(frozen=True)
+class Numbers:
+    """One expected/actual line of the card: ``what`` (translatable), both values, and
+    whether they agree."""
+
+    what: str
+    expected: Any
+    actual: Any
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.expected == self.actual)
+
+
+def numbers(lab: NaturalLab, post: str) -> list[Numbers]:
+    """The open scenario's expected/actual lines (none before anything ran)."""
+    name = lab.scenario.name if lab.scenario else None
+    runs = lab.latest_runs()
+    if name == "set-vs-add" and "add_balance" in runs:
+        # One intent, retried: the balance a person expects is that of one attempt.
+        run = runs["add_balance"]
+        return [Numbers(N_("Balance after balance += 100, retried"), 100, _balance(run))]
+    if name == "which-are-natural" and runs:
+        same = sum(1 for r in runs.values() if r["same_state"] and r["times"] >= 2)
+        retried = sum(1 for r in runs.values() if r["times"] >= 2)
+        return [Numbers(N_("Operations whose retries left the state alone"), retried, same)]
+    delayed = lab.last("delayed-duplicate")
+    if name == "lost-update" and delayed is not None:
+        # B's write is the newest intent: 50 is what should stay.
+        return [Numbers(N_("Final balance (B's 50 is the newest write)"), 50,
+                        delayed.result["final_balance"])]  # fmt: skip
+    pixels = [e.result for e in lab.requests() if e.action == "pixel" and e.result["post"] == post]
+    if name == "tracking-pixel" and pixels:
+        viewers = {p["viewer"] for p in pixels}
+        return [Numbers(N_("Views of post 42: one per viewer"), len(viewers),
+                        lab.pixel.counts().get(post, 0))]  # fmt: skip
+    return []
+
+
+def _balance(run: dict[str, Any]) -> int:
+    balance: int = run["final_state"]["balance"]
+    return balance
+
+
+def changes(state: dict[str, Any]) -> str:
+    """The members of ``state`` that differ from the starting state, e.g.
+    ``balance 300, savings 700``; ``"="`` when none does."""
+    diff = [f"{k} {_short(v)}" for k, v in state.items() if START.get(k) != v]
+    return ", ".join(diff) if diff else "="
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(value) if isinstance(value, bool) else str(value)
+
+
+def start_text() -> str:
+    """The starting state in one line, as the page shows it."""
+    return ", ".join(f"{k} {_short(v)}" for k, v in START.items())
+
+
+def verdicts(lab: NaturalLab) -> dict[str, int]:
+    """How the operations retried so far sort: ``natural`` and ``record`` (needs a dedup
+    record) counts, and ``left`` not yet retried."""
+    runs = [r for r in lab.latest_runs().values() if r["times"] >= 2]
+    natural = sum(1 for r in runs if r["natural"])
+    return {"natural": natural, "record": len(runs) - natural, "left": len(OPERATIONS) - len(runs)}
