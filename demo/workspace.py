@@ -64,42 +64,30 @@ class Workspace:
         self.clock = VirtualClock(clock)
         self.changes = Changes()
         self._guard = threading.RLock()
+        # Each lab gets the shared clock, and calls back: touch (pages catch up) and
+        # finished (the open lesson's checks run), weakly, so a dropped workspace is freed
+        # at once (no cycle).
+        shared: dict[str, Any] = {
+            "clock": self.clock,
+            "touch": self.changes.touch,
+            "finished": weakly(self._observe),
+        }
+        stepping: dict[str, Any] = {"max_paused": max_paused, "paused_slots": paused_slots}
         self.payments = PaymentsLab(
             settings=settings,
-            clock=self.clock,
             max_log=max_log,
             max_records=max_records,
             max_ledger=max_ledger,
-            max_paused=max_paused,
-            paused_slots=paused_slots,
-            touch=self.changes.touch,
-            finished=weakly(self._observe),  # no cycle: a dropped workspace is freed at once
+            **stepping,
+            **shared,
         )
-        self.queue = QueueLab(
-            clock=self.clock,
-            make_broker=queue_broker,
-            max_log=max_log,
-            max_paused=max_paused,
-            paused_slots=paused_slots,
-            touch=self.changes.touch,
-            finished=weakly(self._observe),
-        )
-        self.retries = RetriesLab(
-            clock=self.clock, touch=self.changes.touch, finished=weakly(self._observe)
-        )
+        self.natural = NaturalLab(max_log=max_log, **shared)
+        self.retries = RetriesLab(**shared)
+        self.queue = QueueLab(make_broker=queue_broker, max_log=max_log, **stepping, **shared)
         self.labs: dict[str, Lab] = {
-            self.payments.name: self.payments,
-            self.retries.name: self.retries,
-            self.queue.name: self.queue,
+            lab.name: lab for lab in (self.payments, self.natural, self.retries, self.queue)
         }
         """Every lab of the workspace by name, in the order the lab switcher shows them."""
-        self.natural = NaturalLab(
-            clock=self.clock,
-            max_log=max_log,
-            touch=self.changes.touch,
-            finished=weakly(self._observe),
-        )
-        self.labs[self.natural.name] = self.natural
         self.lesson: Lesson | None = None
         """The lesson open on the path, if any; its checks run after every request."""
         self.progress: dict[str, Progress] = {}
