@@ -103,6 +103,7 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
             for where, r in records[:TABLE_ROWS]
         ],
         "more_records": max(len(records) - TABLE_ROWS, 0),
+        "expired": _expired(entries, records, now)[:TABLE_ROWS],
         "charges": charges[::-1][:TABLE_ROWS],
         "more_charges": max(len(charges) - TABLE_ROWS, 0),
         "summary": summary,
@@ -120,6 +121,29 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
         **_lesson_context(lab),
         **(_step_context(lab) if settings.step_mode or lab.payments.stepper.paused() else {}),
     }
+
+
+def _expired(
+    entries: list[RequestEntry], records: list[tuple[str, Record]], now: float
+) -> list[dict[str, Any]]:
+    """The keys whose record the store dropped at its TTL, newest first, as ``{"key",
+    "ttl"}`` (``ttl`` as the page writes a duration).
+
+    The store forgets an expired record (that is what the TTL is), so the store panel
+    would say "no key seen" beside a charge made under one; the request log (a bounded
+    ring buffer) still tells it: a request saved a record for the key, the key has no
+    live record now, and the TTL it was saved under has run out on the lab's clock.
+    """
+    live = {r.key for _, r in records}
+    seen: set[str] = set()
+    expired: list[dict[str, Any]] = []
+    for e in reversed(entries):
+        if not e.key or e.key in live or e.key in seen or e.settings is None:
+            continue
+        if e.step("record save") is not None and now >= e.at + e.settings.ttl_s:
+            seen.add(e.key)
+            expired.append({"key": e.key, "ttl": duration(e.settings.ttl_s)})
+    return expired
 
 
 def _now(lab: Workspace, records: list[tuple[str, Record]]) -> dict[str, Any]:

@@ -1,0 +1,75 @@
+"""Texts the fourth new-user run through the ten lessons found missing or at odds with
+what the page showed, in both languages."""
+
+from __future__ import annotations
+
+import html as html_lib
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from demo import create_app
+from demo.registry import LabRegistry
+from demo.web.i18n import MISSING
+
+EN = {"Accept-Language": "en"}
+VI = {"Accept-Language": "vi"}
+KEY = ["t1:u7:pay:order-42:v1"]
+BODY = b'{"order_id": "42", "amount": 100000}'
+
+
+@pytest.fixture
+def app() -> Flask:
+    return create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0, "I18N_MARK_MISSING": True})
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def page(client: FlaskClient, lab_id: str, headers: dict[str, str]) -> str:
+    answer = client.get(f"/lab/{lab_id}", headers=headers)
+    assert answer.status_code == 200
+    text = answer.get_data(as_text=True)
+    assert MISSING not in text
+    return html_lib.unescape(text)
+
+
+def store_panel(html: str) -> str:
+    start = html.index('<section id="store"')
+    return html[start : html.index("</section>", start)]
+
+
+def test_the_store_says_a_record_expired_not_that_no_key_was_seen(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Lesson 7, fix off: Pay, then +25 h. The store had dropped the record at its 24 h
+    TTL and said "Empty: no key has been seen yet" beside ch_0001 charged under that key."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("ttl-gone")
+    lab.apply_scenario("ttl-expiry")
+    lab.payments.create_charge(KEY, BODY)
+    panel = store_panel(page(client, "ttl-gone", EN))
+    assert "Expired" not in panel  # still kept: the table lists it
+    lab.advance(25 * 3600)
+    panel = store_panel(page(client, "ttl-gone", EN))
+    assert "no key has been seen" not in panel
+    assert (
+        "Expired: the record for t1:u7:pay:order-42:v1 was dropped when its TTL (24h 00m) "
+        "ran out, so a retry with this key is a new request and charges again." in panel
+    )
+    vi = store_panel(page(client, "ttl-gone", VI))
+    assert "Đã hết hạn: record của t1:u7:pay:order-42:v1" in vi
+    assert "chưa thấy key nào" not in vi
+    # The retry charges again and saves a new record: the key is kept again.
+    lab.payments.create_charge(KEY, BODY)
+    panel = store_panel(page(client, "ttl-gone", EN))
+    assert "Expired" not in panel
+
+
+def test_a_fresh_store_still_says_no_key_was_seen(client: FlaskClient) -> None:
+    panel = store_panel(page(client, "fresh", EN))
+    assert "Empty: no key has been seen yet." in panel
+    assert "Expired" not in panel
