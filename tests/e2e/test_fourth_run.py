@@ -1,0 +1,68 @@
+"""The fourth new-user run through the ten lessons at 1280×720 (presenter mode for
+lessons 4-6), in both languages: what it found in the page's behaviour and layout."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+pytestmark = pytest.mark.e2e
+
+PROJECTOR = {"width": 1280, "height": 720}
+
+
+def settled(page: Page) -> None:
+    page.wait_for_function("() => !document.querySelector('.htmx-swapping, .htmx-settling')")
+
+
+def projector(browser: Browser, language: str) -> Page:
+    context = browser.new_context(
+        viewport=PROJECTOR, extra_http_headers={"Accept-Language": language}
+    )
+    return context.new_page()
+
+
+def on_screen(page: Page, *selectors: str) -> None:
+    for selector in selectors:
+        expect(page.locator(selector).last).to_be_in_viewport(ratio=1)
+
+
+def click_step(page: Page, label: str) -> None:
+    """Click lane ``label``'s Step button with the mouse, as the tester did, and wait for
+    the panels it redraws."""
+    button = page.locator(f"[data-step-label={label}]")
+    expect(button).to_be_enabled()
+    settled(page)
+    before = page.locator("#panels").get_attribute("data-version") or ""
+    box = button.bounding_box()
+    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= PROJECTOR["height"]
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    expect(page.locator("#panels")).not_to_have_attribute("data-version", before)
+    settled(page)
+
+
+@pytest.mark.parametrize("language", ["en", "vi"])
+def test_lesson_5_stepping_a_b_a_by_mouse_keeps_the_steps_on_screen(
+    browser: Browser, live_server: Any, open_link: Any, language: str
+) -> None:
+    """Finding 2: lock off, Double-submit, Step A, Step B, Step A (mouse clicks, presenter
+    mode): the page jumped from scrollY 346 to 846, the lesson's steps and checks gone."""
+    page = projector(browser, language)
+    try:
+        lab_id = f"e2e-nu4-l5-{secrets.token_hex(4)}"
+        open_link(page, f"{live_server.url}/lab/{lab_id}?lesson=slow-motion&present=1")
+        expect(page.locator("#lock")).not_to_be_checked()
+        page.locator("#double-submit").click()
+        expect(page.locator("[data-step-label=B]")).to_be_enabled()
+        settled(page)
+        on_screen(page, "#lesson .lesson-steps li:nth-child(2)", "#step .step-lanes")
+        scrolled = page.evaluate("window.scrollY")
+        for label in ("A", "B", "A"):
+            click_step(page, label)
+            on_screen(page, "#lesson .lesson-steps li:nth-child(2)", "#step .step-lanes")
+            assert page.evaluate("window.scrollY") == scrolled, label
+    finally:
+        page.context.close()
