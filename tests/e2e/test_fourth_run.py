@@ -66,3 +66,34 @@ def test_lesson_5_stepping_a_b_a_by_mouse_keeps_the_steps_on_screen(
             assert page.evaluate("window.scrollY") == scrolled, label
     finally:
         page.context.close()
+
+
+def answered(page: Page, lanes: int) -> None:
+    expect(page.locator(".lane")).to_have_count(lanes, timeout=10_000)
+    expect(page.locator(".lane.outcome-in_flight")).to_have_count(0, timeout=10_000)
+    settled(page)
+
+
+@pytest.mark.parametrize("language", ["en", "vi"])
+def test_the_ledger_shows_two_charges_whole_with_a_long_random_key(
+    browser: Browser, live_server: Any, open_link: Any, language: str
+) -> None:
+    """Finding 3: lesson 2, Pay, Retry with a new key. The ledger beside the lesson clipped
+    its rows with an inner scrollbar (191 px of content in a 180 px box)."""
+    page = projector(browser, language)
+    try:
+        lab_id = f"e2e-nu4-l2-{secrets.token_hex(4)}"
+        open_link(page, f"{live_server.url}/lab/{lab_id}?lesson=lost-response")
+        page.locator("[data-action=Pay]").click()
+        answered(page, 1)
+        page.locator("[data-new-key=true]").click()
+        answered(page, 2)
+        expect(page.locator("#ledger tbody tr")).to_have_count(2)
+        sizes = page.evaluate(
+            "() => { const l = document.getElementById('ledger');"
+            " return [l.scrollHeight, l.clientHeight]; }"
+        )
+        assert sizes[0] <= sizes[1], sizes  # no inner scroll
+        on_screen(page, "#ledger tbody tr:nth-child(1)", "#ledger tbody tr:nth-child(2)")
+    finally:
+        page.context.close()
