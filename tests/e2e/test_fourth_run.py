@@ -97,3 +97,53 @@ def test_the_ledger_shows_two_charges_whole_with_a_long_random_key(
         on_screen(page, "#ledger tbody tr:nth-child(1)", "#ledger tbody tr:nth-child(2)")
     finally:
         page.context.close()
+
+
+def all_achieved(live_server: Any, lab_id: str) -> None:
+    from demo.lessons import PATH, Progress
+
+    lab = live_server.lab(lab_id)
+    for item in PATH:
+        lab.progress[item.name] = Progress(met_at={c.id: 0.0 for c in item.checks})
+
+
+@pytest.mark.parametrize("how", ["link", "space"])
+def test_reaching_the_wrap_up_from_lesson_10_unfolds_it_first(
+    browser: Browser, live_server: Any, open_link: Any, how: str
+) -> None:
+    """Finding 4: in presenter mode the wrap-up, once folded by a Pay in free play, arrived
+    folded when reached again from lesson 10 (space, or "The wrap-up →"), under lesson 10's
+    headline: the closing slide showed only its title."""
+    page = projector(browser, "en")
+    try:
+        lab_id = f"e2e-nu4-wrap-{secrets.token_hex(4)}"
+        page.goto(f"{live_server.url}/lab/{lab_id}")
+        all_achieved(live_server, lab_id)
+        page.reload()
+        wrap_up = page.locator("[data-wrap-up]")
+        expect(wrap_up).to_have_attribute("open", "")
+        page.locator("button[data-action='Pay']").click()
+        expect(wrap_up).not_to_have_attribute("open", "")  # folded by the first answer
+        open_link(page, f"{live_server.url}/lab/{lab_id}?lesson=email-once&present=1")
+        expect(page.locator("[data-path-end]")).to_have_text("The wrap-up →")
+        if how == "link":
+            page.locator("[data-path-end]").click()
+        else:
+            page.locator("button[data-action='Pay']").click()
+            expect(page.locator(".lane.outcome-in_flight")).to_have_count(0)
+            page.reload()  # the steps start over: an achieved lesson goes on
+            page.keyboard.press("Space")
+        expect(page.locator("#lesson")).to_have_count(0)
+        expect(wrap_up).to_have_attribute("open", "")
+        rules = wrap_up.locator("ol.rules li")
+        expect(rules).to_have_count(10)
+        # The closing slide first: its title at the top of the screen, the rules under it.
+        expect(page.locator("#wrap-up-title")).to_be_in_viewport(ratio=1)
+        title = page.locator("#wrap-up-title").bounding_box()
+        assert title is not None and title["y"] < 60, title
+        expect(rules.first).to_be_in_viewport(ratio=1)
+        # Seen afresh: the next answer folds it again, as the first one did.
+        page.reload()
+        expect(wrap_up).to_have_attribute("open", "")
+    finally:
+        page.context.close()
