@@ -4,6 +4,10 @@ what the page showed, in both languages."""
 from __future__ import annotations
 
 import html as html_lib
+import re
+import threading
+import time
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -73,3 +77,71 @@ def test_a_fresh_store_still_says_no_key_was_seen(client: FlaskClient) -> None:
     panel = store_panel(page(client, "fresh", EN))
     assert "Empty: no key has been seen yet." in panel
     assert "Expired" not in panel
+
+
+def lanes(client: FlaskClient, lab_id: str, headers: dict[str, str]) -> dict[str, str]:
+    """Each step-mode lane's words, by label."""
+    html = client.get(f"/lab/{lab_id}/panels", headers={"HX-Request": "true", **headers})
+    text = html_lib.unescape(html.get_data(as_text=True))
+    assert MISSING not in text
+    lane = r'<li class="step-lane lane-(\w+)">.*?<span class="where[^"]*">(.*?)</span>'
+    found = re.findall(lane, text, re.S)
+    return {label: re.sub(r"<[^>]+>", "", words) for label, words in found}
+
+
+def test_a_lane_stopped_after_a_lookup_says_what_the_lookup_found(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Lesson 5: "stopped after lookup" / "stopped after lookup again" did not say what the
+    lookup found; the lane says it now, from the lookup's trace detail (``hit=``, state)."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("found")
+    lab.payments.update_settings({"step_mode": True, "lock": True, "gateway_latency_ms": 0})
+    threads: list[threading.Thread] = []
+
+    def send() -> None:
+        thread = threading.Thread(target=lambda: lab.payments.create_charge(KEY, BODY))
+        thread.start()
+        threads.append(thread)
+
+    def waiting(label: str, step: str) -> dict[str, Any]:
+        deadline = time.monotonic() + 10
+        while True:
+            lane = next((p for p in lab.payments.stepper.paused() if p["label"] == label), None)
+            if lane is not None and lane["waiting"] and lane["step"] == step:
+                return lane
+            assert time.monotonic() < deadline, repr(lab.payments.stepper.paused())
+            time.sleep(0.002)
+
+    try:
+        send()
+        a = waiting("A", "lookup")
+        assert lanes(client, "found", EN)["A"] == (
+            "stopped after lookup: miss: no record for this key yet"
+        )
+        assert lanes(client, "found", VI)["A"] == (
+            "dừng sau lookup (tra cứu): không có: chưa có record nào cho key này"
+        )
+        for step in ("lock wait", "lock acquire", "lookup", "reserve"):
+            lab.payments.stepper.step(a["request"])
+            a = waiting("A", step)
+        send()  # B arrives while A holds the key reserved
+        waiting("B", "lookup")
+        assert lanes(client, "found", EN)["B"] == (
+            "stopped after lookup: hit: A's record (in progress)"
+        )
+        assert lanes(client, "found", VI)["B"] == (
+            "dừng sau lookup (tra cứu): có: record của A (đang xử lý)"
+        )
+        lab.payments.stepper.step(a["request"], to_end=True)  # A saves its record
+        b = waiting("B", "lookup")
+        for step in ("fingerprint check", "lock wait", "lock acquire", "lookup"):
+            lab.payments.stepper.step(b["request"])
+            b = waiting("B", step)
+        assert lanes(client, "found", EN)["B"] == (
+            "stopped after lookup again: hit: #1's record (completed)"
+        )
+    finally:
+        lab.payments.stepper.release_all()
+        for thread in threads:
+            thread.join(10)

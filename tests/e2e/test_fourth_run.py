@@ -38,7 +38,7 @@ def click_step(page: Page, label: str) -> None:
     settled(page)
     before = page.locator("#panels").get_attribute("data-version") or ""
     box = button.bounding_box()
-    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= PROJECTOR["height"]
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= PROJECTOR["height"]
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     expect(page.locator("#panels")).not_to_have_attribute("data-version", before)
     settled(page)

@@ -8,6 +8,7 @@ from typing import Any
 
 from flask import Response, current_app, render_template
 
+from ...engine.text import N_, Text
 from ...lessons import PATH, Lesson
 from ...payments.explain import explain
 from ...payments.gateway import summarise
@@ -98,12 +99,7 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
         ),
         "first_click": first_click,
         "clusters": timeline(entries[-TIMELINE_LANES:]),
-        "records": [
-            {"store": where, "record": r, "expires_in": duration(r.expires_at - now)}
-            for where, r in records[:TABLE_ROWS]
-        ],
-        "more_records": max(len(records) - TABLE_ROWS, 0),
-        "expired": _expired(entries, records, now)[:TABLE_ROWS],
+        **_store_rows(entries, records, now),
         "charges": charges[::-1][:TABLE_ROWS],
         "more_charges": max(len(charges) - TABLE_ROWS, 0),
         "summary": summary,
@@ -120,6 +116,21 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
         "profiles": PROFILES.values(),
         **_lesson_context(lab),
         **(_step_context(lab) if settings.step_mode or lab.payments.stepper.paused() else {}),
+    }
+
+
+def _store_rows(
+    entries: list[RequestEntry], records: list[tuple[str, Record]], now: float
+) -> dict[str, Any]:
+    """The store panel's rows (newest first), how many older ones it leaves out, and the
+    keys whose record expired (see :func:`_expired`)."""
+    return {
+        "records": [
+            {"store": where, "record": r, "expires_in": duration(r.expires_at - now)}
+            for where, r in records[:TABLE_ROWS]
+        ],
+        "more_records": max(len(records) - TABLE_ROWS, 0),
+        "expired": _expired(entries, records, now)[:TABLE_ROWS],
     }
 
 
@@ -184,8 +195,51 @@ def _next(name: str) -> Lesson | None:
 def _step_context(lab: Workspace) -> dict[str, Any]:
     """Step mode: the paused requests, and the handler's lines with who stands where."""
     paused = lab.payments.stepper.paused()
+    entries = {e.id: e for e in lab.payments.requests()}
+    labels = {p["request"]: p["label"] for p in paused}
     at: dict[str, list[str]] = {}
     for p in paused:
+        p["found"] = _found(p, entries, labels)
         point = "lock#blocked" if p["blocked_by"] else where(p["step"], p["occurrence"])
         at.setdefault(point, []).append(p["label"])
     return {"paused": paused, "code_lines": handler_lines(), "at": at}
+
+
+_STATES = {
+    "in_progress": N_("in progress"),
+    "completed": N_("completed"),
+    "in_doubt": N_("in doubt"),
+}
+
+
+def _found(
+    pause: dict[str, Any], entries: dict[int, RequestEntry], labels: dict[int, str]
+) -> Text | None:
+    """What a lane stopped after a lookup found, from that lookup's own trace detail
+    (``hit=``, ``state=``): ``miss: no record for this key yet``, or ``hit: A's record
+    (in progress)``, naming whose record (the other request with the key that reserved or
+    saved it: its lane, else ``#id``). ``None`` for a lane anywhere else."""
+    entry = entries.get(pause["request"])
+    if not pause["waiting"] or pause["step"] != "lookup" or entry is None:
+        return None
+    lookups = [s for s in entry.steps if s.name == "lookup"]
+    if not lookups:
+        return None
+    detail = lookups[-1].detail  # it stopped right after its latest lookup
+    if not detail.get("hit"):
+        return Text("miss: no record for this key yet")
+    state = Text(_STATES.get(str(detail.get("state")), N_("found")))
+    owner = next(
+        (
+            e
+            for e in reversed(entries.values())
+            if e.id != entry.id
+            and e.key == entry.key
+            and any(s.name in ("reserve", "record save", "in doubt") for s in e.steps)
+        ),
+        None,
+    )
+    if owner is None:
+        return Text("hit (%(state)s)", state=state)
+    who = labels.get(owner.id, f"#{owner.id}")
+    return Text("hit: %(owner)s's record (%(state)s)", owner=who, state=state)
