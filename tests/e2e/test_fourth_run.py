@@ -147,3 +147,32 @@ def test_reaching_the_wrap_up_from_lesson_10_unfolds_it_first(
         expect(wrap_up).to_have_attribute("open", "")
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("language", ["en", "vi"])
+def test_lesson_8s_store_table_fits_its_column(
+    browser: Browser, live_server: Any, open_link: Any, language: str
+) -> None:
+    """Finding 6: lesson 8 (a store per instance) at 1280×720: the store's table
+    overflowed sideways, its Expires column cut to "Expi" behind a horizontal scrollbar."""
+    page = projector(browser, language)
+    try:
+        lab_id = f"e2e-nu4-l8-{secrets.token_hex(4)}"
+        open_link(page, f"{live_server.url}/lab/{lab_id}?lesson=multi-instance")
+        page.locator("[data-action=Pay]").click()
+        answered(page, 1)
+        page.locator("[data-action=Retry]").click()
+        answered(page, 2)
+        expect(page.locator("#store tr.state-completed")).to_have_count(2)
+        sizes = page.evaluate(
+            "() => { const s = document.getElementById('store');"
+            " return [s.scrollWidth, s.clientWidth]; }"
+        )
+        assert sizes[0] <= sizes[1], sizes  # no sideways scroll
+        last = page.locator("#store thead th").last
+        header = last.bounding_box()
+        store = page.locator("#store").bounding_box()
+        assert header is not None and store is not None
+        assert header["x"] + header["width"] <= store["x"] + store["width"], (header, store)
+    finally:
+        page.context.close()
