@@ -176,3 +176,33 @@ def test_lesson_8s_store_table_fits_its_column(
         assert header["x"] + header["width"] <= store["x"] + store["width"], (header, store)
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("language", ["en", "vi"])
+def test_lesson_7s_plus_25_h_is_on_screen_beside_its_step(
+    browser: Browser, live_server: Any, open_link: Any, language: str
+) -> None:
+    """Finding 7: lesson 7 at 1280×720 says "Press +25 h", but the clock's button sat at
+    y≈745, below the fold. The lesson card has the clock's button beside its steps; it
+    presses the same button, so the lesson's Next step counts it as done."""
+    page = projector(browser, language)
+    try:
+        lab_id = f"e2e-nu4-l7-{secrets.token_hex(4)}"
+        open_link(page, f"{live_server.url}/lab/{lab_id}?lesson=ttl-expiry")
+        proxy = page.locator("#lesson [data-proxy-action='+25 h']")
+        page.locator("[data-action=Pay]").click()
+        answered(page, 1)
+        on_screen(page, "#lesson [data-proxy-action='+25 h']", "#lesson .lesson-steps")
+        proxy.click()
+        now = {"en": "Now +25h 00m; a key lives 24h 00m.",
+               "vi": "Hiện tại +25h 00m; một key sống 24h 00m."}[language]  # fmt: skip
+        expect(page.locator("#clock-now")).to_have_text(now)
+        expect(page.locator("#lesson .lesson-clock")).to_contain_text(now)
+        assert page.evaluate("window.scrollY") == 0
+        settled(page)
+        page.keyboard.press(".")  # the lesson's next step is Retry: +25 h counted as done
+        answered(page, 2)
+        expect(page.locator("#ledger .tally .charged")).to_contain_text("2")
+        expect(page.locator("#lesson li[data-check]").first).to_have_class("met")
+    finally:
+        page.context.close()
