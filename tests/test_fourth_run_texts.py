@@ -145,3 +145,42 @@ def test_a_lane_stopped_after_a_lookup_says_what_the_lookup_found(
         lab.payments.stepper.release_all()
         for thread in threads:
             thread.join(10)
+
+
+def status_line(html: str) -> str:
+    start = html.index('<p class="mode">')
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html[start : html.index("</p>", start)]))
+
+
+LOCK_PER_KEY = {
+    "en": "The lock is per key: a request with no key has nothing to lock, so the Lock being "
+    "on changed nothing for it.",
+    "vi": "Lock là theo từng key: một yêu cầu không có key thì không có gì để lock, nên Lock "
+    "đang bật cũng không thay đổi gì cho nó.",
+}
+
+
+@pytest.mark.parametrize("language", ["en", "vi"])
+def test_a_keyless_double_charge_says_the_lock_is_per_key(
+    app: Flask, client: FlaskClient, language: str
+) -> None:
+    """Lesson 1: during the no-key double charge the status line said "Lock is ON", and
+    nothing said why the lock did not stop it."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get(f"keyless-{language}")
+    lab.apply_scenario("double-click")
+    headers = {"Accept-Language": language}
+    assert lab.payments.settings.lock
+    assert LOCK_PER_KEY[language] not in status_line(page(client, lab.id, headers))
+    lab.payments.create_charge(None, BODY)
+    lab.payments.create_charge(None, BODY)
+    line = status_line(page(client, lab.id, headers))
+    assert ("Lock is ON" if language == "en" else "Lock đang BẬT") in line
+    assert LOCK_PER_KEY[language] in line
+    # With a key, the lock does its work: the sentence goes.
+    lab.payments.create_charge(KEY, BODY)
+    assert LOCK_PER_KEY[language] not in status_line(page(client, lab.id, headers))
+    # With the lock off, there is no "Lock is ON" to explain.
+    lab.payments.update_settings({"lock": False})
+    lab.payments.create_charge(None, BODY)
+    assert LOCK_PER_KEY[language] not in status_line(page(client, lab.id, headers))

@@ -98,6 +98,8 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
             **_now(lab, records),
         ),
         "first_click": first_click,
+        # The last request sent no key: the per-key lock had nothing to lock.
+        "keyless": bool(entries) and entries[-1].step("no key") is not None,
         "clusters": timeline(entries[-TIMELINE_LANES:]),
         **_store_rows(entries, records, now),
         "charges": charges[::-1][:TABLE_ROWS],
