@@ -184,3 +184,40 @@ def test_a_keyless_double_charge_says_the_lock_is_per_key(
     lab.payments.update_settings({"lock": False})
     lab.payments.create_charge(None, BODY)
     assert LOCK_PER_KEY[language] not in status_line(page(client, lab.id, headers))
+
+
+def test_free_play_after_the_last_lesson_starts_with_a_new_order(
+    app: Flask, client: FlaskClient
+) -> None:
+    """After the wrap-up (lesson 10 left), free play's Pay answered "REPLAYED — ch_0001
+    again, no new charge" (lesson 10's record) while the page said e-mail was off now.
+    Leaving a lesson that sent the page's order moves the form on to a new order."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("after-10")
+    lab.apply_scenario("email-once", fixed=True)
+    lab.payments.create_charge(KEY, BODY)  # the crash
+    lab.payments.create_charge(KEY, BODY)  # the retry: one e-mail through the outbox
+    html = page(client, "after-10", EN)
+    assert 'id="order-id" name="order_id" value="42"' in html
+    lab.leave_scenario()
+    html = page(client, "after-10", EN)
+    assert 'id="order-id" name="order_id" value="43"' in html
+    assert "t1:u7:pay:order-43:v1</textarea>" in html
+    assert (
+        "Free play: the form holds a new order (43), so Pay charges it once; the ledger "
+        "keeps order 42 from the lesson." in html
+    )
+    assert (
+        "Chơi tự do: form đang giữ một đơn hàng mới (43), nên Pay trừ tiền nó một lần; "
+        "ledger vẫn giữ đơn hàng 42 từ bài học." in page(client, "after-10", VI)
+    )
+    assert len(lab.payments.gateway.ledger()) == 1  # lesson 10's evidence stays
+    key = ["t1:u7:pay:order-43:v1"]
+    _, entry = lab.payments.create_charge(key, b'{"order_id": "43", "amount": 100000}')
+    assert entry.outcome == "charged"  # free play's Pay: a new intent, not a replay
+    assert "Free play:" not in page(client, "after-10", EN)  # told until the first Pay
+    # Leaving a scenario that never sent the page's order keeps the order as it is.
+    lab.apply_scenario("race")
+    before = lab.payments.current_order
+    lab.leave_scenario()
+    assert lab.payments.current_order == before
