@@ -161,11 +161,18 @@ class PaymentsLab:
         return scenario
 
     def leave_scenario(self) -> None:
-        """Back to the free lab: default settings and client, results kept."""
+        """Back to the free lab: default settings and client, results kept. The page's
+        order moves on to a new one when the scenario sent it: free play's first Pay is a
+        new intent, not a replay of the lesson's record under settings it no longer has."""
         self.update_settings(self._base_settings.as_dict())
         with self._guard:
             self.scenario, self.fixed = None, False
             self.client = dict(DEFAULT_CLIENT)
+            sent = any(
+                e.charge and e.charge.order_id == self.current_order for e in self.requests()
+            )
+        if sent:
+            self.new_order_id(self.current_order)
         self.touch()
 
     def update_settings(self, changes: object) -> Settings:

@@ -88,6 +88,11 @@ export function nextStep() {
 }
 
 function startNextStep() {
+  // A lesson card's copy of a button elsewhere (the lab clock's +25 h) presses that button.
+  document.addEventListener("click", function (evt) {
+    const proxy = evt.target.closest ? evt.target.closest("[data-proxy-action]") : null;
+    if (proxy) clickAction(proxy.dataset.proxyAction);
+  });
   document.addEventListener("click", function (evt) {
     const target = evt.target.closest ? evt.target.closest("[data-next-step]") : null;
     if (target) nextStep();

@@ -198,7 +198,9 @@ function startSettings() {
 
 // The wrap-up after ten of ten (free play): open when first seen, folded by the first
 // answer to a click so the outcome and the ledger stay above the fold. Its title unfolds
-// it; the choice lasts across the panels' redraws and reloads (this browser).
+// it; the choice lasts across the panels' redraws and reloads (this browser). Reaching it
+// from the last lesson ("The wrap-up →", or space) is seeing it afresh: the closing slide
+// opens, at the top of the screen, whatever a later click had folded.
 
 const WRAP_UP = "wrap-up-folded"; // "true": folded, "false": opened by hand
 
@@ -212,6 +214,8 @@ function keepWrapUp(state) {
 
 let wrapUpFolded = null; // this page's choice, when storage is not available
 
+const WRAP_UP_NEXT = "wrap-up-next"; // sessionStorage "true": the path's end was just chosen
+
 function showWrapUp() {
   const details = document.querySelector("[data-wrap-up]");
   if (!details) return;
@@ -219,8 +223,30 @@ function showWrapUp() {
   if (state) details.open = state !== "true";
 }
 
+function reachedWrapUp() {
+  let reached = false;
+  try {
+    reached = window.sessionStorage.getItem(WRAP_UP_NEXT) === "true";
+    window.sessionStorage.removeItem(WRAP_UP_NEXT);
+  } catch (e) { /* no storage: the wrap-up keeps its state */ }
+  const details = document.querySelector("[data-wrap-up]");
+  if (!reached || !details) return;
+  details.open = true;
+  window.scrollBy({top: details.getBoundingClientRect().top - 8, behavior: "instant"});
+}
+
 function startWrapUp() {
   showWrapUp();
+  reachedWrapUp();
+  document.addEventListener("click", function (evt) {
+    // Before the form leaves the page: the wrap-up it reaches opens as if first seen.
+    if (!(evt.target.closest && evt.target.closest("[data-path-end]"))) return;
+    wrapUpFolded = null;
+    try {
+      window.localStorage.removeItem(WRAP_UP);
+      window.sessionStorage.setItem(WRAP_UP_NEXT, "true");
+    } catch (e) { /* private mode: nothing kept */ }
+  });
   document.body.addEventListener("htmx:afterSwap", showWrapUp);
   document.body.addEventListener("htmx:afterSettle", function (evt) {
     const target = evt.detail && evt.detail.target;

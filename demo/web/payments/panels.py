@@ -8,6 +8,7 @@ from typing import Any
 
 from flask import Response, current_app, render_template
 
+from ...engine.text import N_, Text
 from ...lessons import PATH, Lesson
 from ...payments.explain import explain
 from ...payments.gateway import summarise
@@ -97,12 +98,10 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
             **_now(lab, records),
         ),
         "first_click": first_click,
+        # The last request sent no key: the per-key lock had nothing to lock.
+        "keyless": bool(entries) and entries[-1].step("no key") is not None,
         "clusters": timeline(entries[-TIMELINE_LANES:]),
-        "records": [
-            {"store": where, "record": r, "expires_in": duration(r.expires_at - now)}
-            for where, r in records[:TABLE_ROWS]
-        ],
-        "more_records": max(len(records) - TABLE_ROWS, 0),
+        **_store_rows(entries, records, now),
         "charges": charges[::-1][:TABLE_ROWS],
         "more_charges": max(len(charges) - TABLE_ROWS, 0),
         "summary": summary,
@@ -120,6 +119,44 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
         **_lesson_context(lab),
         **(_step_context(lab) if settings.step_mode or lab.payments.stepper.paused() else {}),
     }
+
+
+def _store_rows(
+    entries: list[RequestEntry], records: list[tuple[str, Record]], now: float
+) -> dict[str, Any]:
+    """The store panel's rows (newest first), how many older ones it leaves out, and the
+    keys whose record expired (see :func:`_expired`)."""
+    return {
+        "records": [
+            {"store": where, "record": r, "expires_in": duration(r.expires_at - now)}
+            for where, r in records[:TABLE_ROWS]
+        ],
+        "more_records": max(len(records) - TABLE_ROWS, 0),
+        "expired": _expired(entries, records, now)[:TABLE_ROWS],
+    }
+
+
+def _expired(
+    entries: list[RequestEntry], records: list[tuple[str, Record]], now: float
+) -> list[dict[str, Any]]:
+    """The keys whose record the store dropped at its TTL, newest first, as ``{"key",
+    "ttl"}`` (``ttl`` as the page writes a duration).
+
+    The store forgets an expired record (that is what the TTL is), so the store panel
+    would say "no key seen" beside a charge made under one; the request log (a bounded
+    ring buffer) still tells it: a request saved a record for the key, the key has no
+    live record now, and the TTL it was saved under has run out on the lab's clock.
+    """
+    live = {r.key for _, r in records}
+    seen: set[str] = set()
+    expired: list[dict[str, Any]] = []
+    for e in reversed(entries):
+        if not e.key or e.key in live or e.key in seen or e.settings is None:
+            continue
+        if e.step("record save") is not None and now >= e.at + e.settings.ttl_s:
+            seen.add(e.key)
+            expired.append({"key": e.key, "ttl": duration(e.settings.ttl_s)})
+    return expired
 
 
 def _now(lab: Workspace, records: list[tuple[str, Record]]) -> dict[str, Any]:
@@ -161,8 +198,51 @@ def _next(name: str) -> Lesson | None:
 def _step_context(lab: Workspace) -> dict[str, Any]:
     """Step mode: the paused requests, and the handler's lines with who stands where."""
     paused = lab.payments.stepper.paused()
+    entries = {e.id: e for e in lab.payments.requests()}
+    labels = {p["request"]: p["label"] for p in paused}
     at: dict[str, list[str]] = {}
     for p in paused:
+        p["found"] = _found(p, entries, labels)
         point = "lock#blocked" if p["blocked_by"] else where(p["step"], p["occurrence"])
         at.setdefault(point, []).append(p["label"])
     return {"paused": paused, "code_lines": handler_lines(), "at": at}
+
+
+_STATES = {
+    "in_progress": N_("in progress"),
+    "completed": N_("completed"),
+    "in_doubt": N_("in doubt"),
+}
+
+
+def _found(
+    pause: dict[str, Any], entries: dict[int, RequestEntry], labels: dict[int, str]
+) -> Text | None:
+    """What a lane stopped after a lookup found, from that lookup's own trace detail
+    (``hit=``, ``state=``): ``miss: no record for this key yet``, or ``hit: A's record
+    (in progress)``, naming whose record (the other request with the key that reserved or
+    saved it: its lane, else ``#id``). ``None`` for a lane anywhere else."""
+    entry = entries.get(pause["request"])
+    if not pause["waiting"] or pause["step"] != "lookup" or entry is None:
+        return None
+    lookups = [s for s in entry.steps if s.name == "lookup"]
+    if not lookups:
+        return None
+    detail = lookups[-1].detail  # it stopped right after its latest lookup
+    if not detail.get("hit"):
+        return Text("miss: no record for this key yet")
+    state = Text(_STATES.get(str(detail.get("state")), N_("found")))
+    owner = next(
+        (
+            e
+            for e in reversed(entries.values())
+            if e.id != entry.id
+            and e.key == entry.key
+            and any(s.name in ("reserve", "record save", "in doubt") for s in e.steps)
+        ),
+        None,
+    )
+    if owner is None:
+        return Text("hit (%(state)s)", state=state)
+    who = labels.get(owner.id, f"#{owner.id}")
+    return Text("hit: %(owner)s's record (%(state)s)", owner=who, state=state)
