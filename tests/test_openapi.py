@@ -197,6 +197,10 @@ PAGES = {"/lab/{lab_id}", "/lab/{lab_id}/panels", "/lab/{lab_id}/sequence.svg"}
 and so does the POST that applies a link's offer (``run=null`` just runs nothing)."""
 PAGES |= {"/lab/{lab_id}/retries", "/lab/{lab_id}/retries/panels"}
 FORMS = {"/lab/{lab_id}/retries/run", "/lab/{lab_id}/retries/storm"}
+SENT_WITHOUT = {"/lab/{lab_id}/queue/work"}
+"""Form posts where the fuzzer's own form encoding can drop a field it counts as sent (a
+list value beside empty-named fields): the body that arrives lacks the field, so the
+view rightly takes its default, and the request was never the one the check judges."""
 """The retry page's forms: every field is text, read into the JSON API's request, whose
 rules (documented there) decide: a form that fits its outline may still be a 422, and an
 unticked box is any value but ``on``."""
@@ -244,6 +248,8 @@ def test_schemathesis_finds_nothing(case: schemathesis.Case) -> None:
         excluded.append(negative_data_rejection)
     if case.operation.path in FORMS:
         excluded += [negative_data_rejection, positive_data_acceptance]
+    if case.operation.path in SENT_WITHOUT:
+        excluded.append(negative_data_rejection)
     # The WSGI transport does not decode a compressed body: ask for none (a transfer choice).
     response = case.call_and_validate(
         app=_fresh_app(),
