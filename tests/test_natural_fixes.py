@@ -177,3 +177,21 @@ def test_the_timeline_says_counted_without_a_bad_plural(client: FlaskClient) -> 
     client.get(f"{L}/pixel.gif?post=42")
     html = _html(client, "/_partials/timeline")
     assert "counted: the counter is at 1" in html and "1 views" not in html
+
+
+def test_the_tracking_pixel_lesson_does_not_open_green(client: FlaskClient) -> None:
+    _open(client, lesson="tracking-pixel")
+    client.get(f"{L}/pixel.gif?post=42")  # the page's own load: no step of the attendee's
+    html = _html(client, "/_partials/lesson")
+    assert "Not run yet" in html and 'class="numbers' not in html
+    assert 'class="met"' not in html
+    client.get(f"{L}/pixel.gif?post=42")  # Reload the article: counted again
+    html = _html(client, "/_partials/lesson")
+    assert re.search(r'n-expected">2<.*n-actual">2<', html, re.S) and "kept as evidence" in html
+
+
+def test_one_attempt_is_no_evidence(client: FlaskClient) -> None:
+    _open(client, scenario="set-vs-add")
+    client.post(f"{L}/api/apply", json={"operation": "add_balance", "times": 1})
+    html = _html(client, "/_partials/lesson")
+    assert "as expected" in html and "kept as evidence" not in html
