@@ -196,6 +196,7 @@ PAGES = {"/lab/{lab_id}", "/lab/{lab_id}/panels", "/lab/{lab_id}/sequence.svg"}
 """HTML pages ignore query values they do not use (a link with a stray parameter opens),
 and so does the POST that applies a link's offer (``run=null`` just runs nothing)."""
 PAGES |= {"/lab/{lab_id}/retries", "/lab/{lab_id}/retries/panels"}
+PAGES |= {"/lab/{lab_id}/natural"}
 FORMS = {"/lab/{lab_id}/retries/run", "/lab/{lab_id}/retries/storm"}
 """The retry page's forms: every field is text, read into the JSON API's request, whose
 rules (documented there) decide: a form that fits its outline may still be a 422, and an
