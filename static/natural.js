@@ -2,6 +2,8 @@
 // all, a prefetch, a chat app's unfurl, the clock), and the view counter that follows
 // each pixel request. Every request is a real one to the lab's API or its pixel.
 
+import { hideNotice, showNotice, t } from "./js/page.js";
+
 const main = document.querySelector(".natural-layout");
 
 // The counter, the card and the timeline, after a pixel request has been answered.
@@ -10,19 +12,43 @@ function refreshPixel() {
   htmx.ajax("GET", main.dataset.natural, { target: "#natural-pixel", swap: "outerHTML" });
 }
 
+// The Attempts field as the API takes it: a number, or the text as typed (the server
+// answers 422 for anything but a whole number 1-10, and says why).
+function attempts() {
+  const raw = document.getElementById("ops-times").value.trim();
+  return raw !== "" && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+}
+
+// A problem+json answer, shown next to the form in the page's words.
+async function showProblem(response) {
+  let d = {};
+  try {
+    d = await response.json();
+  } catch (e) {
+    d = {};
+  }
+  showNotice(response.status + " " + (d.title || t("error")) + ": " + (d.detail || ""));
+}
+
 // Retry every operation in turn (one request each, the page's Attempts and Dedup), then
-// show the table once: nine real POSTs to api/apply.
+// show the table once: nine real POSTs to api/apply. The first answer is checked: a bad
+// Attempts value gets its one 422 shown, not nine.
 async function retryAll(button) {
-  const times = Number(document.getElementById("ops-times").value);
+  const times = attempts();
   const dedup = document.getElementById("ops-dedup").checked;
   button.disabled = true;
+  hideNotice();
   try {
     for (const row of document.querySelectorAll("tr[data-operation]")) {
-      await fetch(button.dataset.retryAll, {
+      const response = await fetch(button.dataset.retryAll, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ operation: row.dataset.operation, times: times, dedup: dedup }),
       });
+      if (!response.ok) {
+        await showProblem(response);
+        return;
+      }
     }
   } finally {
     button.disabled = false;
@@ -60,6 +86,14 @@ function advance(seconds) {
     body: JSON.stringify({ advance_s: seconds }),
   }).finally(refreshPixel);
 }
+
+// Unticking the fix's own switch: the card's "fix ON" badge says it was changed by hand.
+document.addEventListener("change", function (evt) {
+  const fixes = { "ops-dedup": "dedup", "lost-conditional": "conditional" };
+  const fix = fixes[evt.target.id];
+  const badge = document.querySelector(".fix-state[data-fix='" + fix + "'] .by-hand");
+  if (fix && badge) badge.hidden = evt.target.checked;
+});
 
 document.addEventListener("click", function (evt) {
   const button = evt.target.closest("button");

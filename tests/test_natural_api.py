@@ -240,7 +240,7 @@ def test_htmx_gets_the_fragment_with_the_card_and_timeline(client: FlaskClient) 
     html = response.get_data(as_text=True)
     assert response.mimetype == "text/html" and 'id="natural-operations"' in html
     assert 'id="natural-timeline" class="card natural-timeline"' in html
-    assert html.count('hx-swap-oob="true"') == 3  # the card, the timeline, the poll
+    assert html.count('hx-swap-oob="true"') == 4  # the card, the path, the timeline, the poll
     assert "needs a dedup record" in html
 
 

@@ -301,7 +301,7 @@ def test_a_lab_full_to_every_cap_stays_under_one_mib() -> None:
         lab.update_settings({"pixel_dedup_window_s": 60})
         for post in range(MAX_POSTS):
             for _ in range(MAX_SEEN // MAX_POSTS + 5):
-                lab.view_pixel(str(post), None, prefetch=False)
+                lab.view_pixel(str(post + 1), None, prefetch=False)
         used = tracemalloc.get_traced_memory()[0]
     finally:
         tracemalloc.stop()

@@ -49,7 +49,7 @@ CHAPTER: tuple[Lesson, ...] = (
         "which-are-natural",
         N_("Sort the nine operations: naturally idempotent, or needs a dedup record."),
         (
-            N_("Retry them all runs every operation with the Attempts shown, Dedup off."),
+            N_("Press Retry them all with Dedup off, then again with Dedup on."),
             N_("Look at the DELETE's answers: 204, then 404. Same state, another response."),
         ),
         N_(

@@ -34,8 +34,9 @@ next view of that post counts again: a dedup window is a best effort, not a ledg
 MAX_WINDOW_S = 86400
 """The longest dedup window, in seconds (a day)."""
 
-POST_PATTERN = r"^[0-9]{1,9}(?!\n)$"
-"""A post id: 1-9 digits (``42``)."""
+POST_PATTERN = r"^[1-9][0-9]{0,8}(?!\n)$"
+"""A post id: a positive integer of 1-9 digits without leading zeros (``42``; not
+``042`` or ``0``, so one post has one counter)."""
 _POST = re.compile(POST_PATTERN)
 
 VIEWER_PATTERN = r"^[A-Za-z0-9_-]{16}(?!\n)$"
@@ -46,15 +47,16 @@ _VIEWER = re.compile(VIEWER_PATTERN)
 def parse_post(value: object) -> str:
     """Check the pixel's ``post`` query value; returns it.
 
-    :raises Problem: 422 unless it is 1-9 digits.
+    :raises Problem: 422 unless it is one positive integer of 1-9 digits without leading
+        zeros (a repeated ``post`` arrives here as a list: 422 too).
     """
     if not isinstance(value, str) or not _POST.match(value):
         raise Problem(
             422,
             "invalid-post",
             N_("Invalid post"),
-            N_("post must be a post id of 1-9 digits, e.g. ?post=42."),
-            errors={"post": "must be 1-9 digits"},
+            N_("post must be one positive whole number without leading zeros, e.g. ?post=42."),
+            errors={"post": "must be one positive integer of 1-9 digits, no leading zero"},
         )
     return value
 

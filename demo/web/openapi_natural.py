@@ -24,7 +24,7 @@ LAB_ID = {
     "description": "The lab: 1-64 characters of letters, digits, '-' and '_'.",
 }
 INTEGER = "A JSON integer: 24.0 is refused with 422."
-PARTS = ["operations", "lost_update", "pixel", "article", "timeline", "lesson"]
+PARTS = ["operations", "lost_update", "pixel", "article", "timeline", "lesson", "path"]
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -56,7 +56,10 @@ def paths() -> dict[str, Any]:
     base = "/lab/{lab_id}/natural"
     return {
         base: {"parameters": [LAB_ID],
-               "get": _lab("The operations lab's page", {"200": _html("The page")})},
+               "get": _lab("The operations lab's page; a link's change is only offered",
+                           {"200": _html("The page"),
+                            "303": {"description": "A link without lab=natural, sent on"}},
+                           parameters=_links())},
         f"{base}/_partials/{{part}}": {
             "parameters": [LAB_ID, {"name": "part", "in": "path", "required": True,
                                     "schema": {"enum": PARTS}}],
@@ -69,7 +72,14 @@ def paths() -> dict[str, Any]:
         f"{base}/lessons/{{name}}/hint": {
             "parameters": [LAB_ID, {"name": "name", "in": "path", "required": True,
                                     "schema": {"enum": [lesson.name for lesson in CHAPTER]}}],
-            "post": _lab("Reveal the lesson's next hint; 303 to the page",
+            "post": _lab("Reveal the lesson's next hint: the card (htmx), else 303 to the page",
+                         {"200": _html("The lesson card (htmx)"),
+                          "303": {"description": "To the page"}, "409": PROBLEM}),
+        },
+        f"{base}/lessons/{{name}}/reset": {
+            "parameters": [LAB_ID, {"name": "name", "in": "path", "required": True,
+                                    "schema": {"enum": [lesson.name for lesson in CHAPTER]}}],
+            "post": _lab("Forget this lesson's progress and open it afresh; 303 to the page",
                          {"303": {"description": "To the page"}, "409": PROBLEM}),
         },
         f"{base}/api/apply": {"parameters": [LAB_ID], "post": _lab(
@@ -101,9 +111,27 @@ def paths() -> dict[str, Any]:
             }, "409": PROBLEM, "422": PROBLEM},
             parameters=[{"name": "post", "in": "query", "required": True,
                          "schema": {"type": "string", "pattern": POST_PATTERN},
-                         "description": "The post whose view is counted (1-9 digits)"}],
+                         "description": "The post whose view is counted: one positive "
+                                        "integer, no leading zero (1-9 digits)"}],
         )},
     }  # fmt: skip
+
+
+def _links() -> list[dict[str, Any]]:
+    """The page's link parameters: each only offers its change, which a POST makes."""
+    flag = {"enum": ["0", "1"]}
+
+    def query(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
+        return {"name": name, "in": "query", "schema": schema, "description": description}
+
+    return [
+        query("scenario", {"enum": [lesson.name for lesson in CHAPTER] + ["none"]},
+              "Offers this scenario"),
+        query("lab", {"enum": ["natural"]}, "The lab a link's scenario belongs to"),
+        query("fixed", flag, "With `scenario`: offers it with its fix on (`1`)."),
+        query("lesson", {"type": "string"}, "Offers this lesson of the path"),
+        query("present", flag, "Offers presenter mode on (`1`) or off (`0`)."),
+    ]  # fmt: skip
 
 
 def _state() -> dict[str, Any]:

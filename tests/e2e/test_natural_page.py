@@ -86,7 +86,11 @@ def test_set_vs_add_achieved_in_the_browser(page: Page, live_server: Any, errors
     )
     expect(card.locator("[data-check=set-natural-add-not]")).to_have_class("met")
     expect(card.locator(".numbers .n-actual")).to_have_text("300")
-    expect(card.locator(".numbers .verdict")).to_have_text("MISMATCH")
+    # The step predicted 300 without the fix: the failure is evidence, not a mismatch.
+    expect(card.locator(".numbers .n-expected")).to_have_text("300")
+    expect(card.locator(".numbers .verdict")).to_have_text(
+        "the failure you caused, kept as evidence"
+    )
     page.locator("#ops-dedup").check()
     page.locator("tr[data-operation=add_balance] button").click()
     expect(card.locator(".achieved")).to_contain_text("Lesson achieved")
@@ -129,3 +133,72 @@ def test_no_accessibility_violations(page: Page, live_server: Any, errors: Any) 
     page.get_by_role("button", name="Run the three writes").click()
     expect(page.locator(".final-balance")).to_have_text("100")
     no_violations(page)
+
+
+@pytest.mark.parametrize("times", ["0", "11", ""])
+def test_a_bad_attempts_value_shows_its_one_problem(
+    page: Page, live_server: Any, errors: Any, times: str
+) -> None:
+    lab_id, url = _lab(live_server)
+    page.goto(f"{url}/natural")
+    answers: list[int] = []
+    page.on("response", lambda r: answers.append(r.status) if "api/apply" in r.url else None)
+    page.locator("#ops-times").fill(times)
+    page.get_by_role("button", name="Retry them all").click()
+    expect(page.locator("#notice")).to_be_visible()
+    expect(page.locator("#notice")).to_contain_text("422")
+    expect(page.locator("#ops-times")).to_have_value(times)  # not silently reset
+    assert answers == [422]  # validated once, not nine identical 422s
+    page.locator("#ops-times").fill(times)
+    page.locator("tr[data-operation='add_balance'] button").click()
+    expect(page.locator("#notice")).to_contain_text("422")
+    assert live_server.lab(lab_id).natural.latest_runs() == {}
+    assert errors and all("status of 422" in e for e in errors)  # the two refusals, no more
+    errors.clear()
+
+
+def test_a_second_tab_follows_retry_them_all(page: Page, live_server: Any, errors: Any) -> None:
+    lab_id, url = _lab(live_server)
+    page.goto(f"{url}/natural")
+    other = page.context.new_page()
+    other.goto(f"{url}/natural")
+    page.get_by_role("button", name="Retry them all").click()
+    expect(page.locator(".tally")).to_contain_text("0 not retried yet")
+    # The poll's request, sent now (the e2e server polls every 600 s).
+    other.evaluate(
+        """() => { const poll = document.getElementById("natural-poll");
+        htmx.ajax("GET", poll.getAttribute("hx-get"),
+                  {target: "#natural-pixel", swap: "outerHTML"}); }"""
+    )
+    expect(other.locator(".tally")).to_contain_text("0 not retried yet")
+    expect(other.locator("tr[data-operation='add_balance'] .states li")).to_have_count(3)
+    other.close()
+
+
+def test_presenter_mode_can_be_left_from_this_page(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    lab_id, url = _lab(live_server)
+    page.goto(f"{url}/natural")
+    page.get_by_role("switch", name="Presenter mode").click()
+    expect(page.locator("#page.present")).to_have_count(1)
+    assert live_server.lab(lab_id).present
+    page.locator("h1").click()
+    page.keyboard.press("m")
+    expect(page.locator("#page.present")).to_have_count(0)
+    assert not live_server.lab(lab_id).present
+
+
+def test_the_lessons_strip_opens_the_first_lesson(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    _, url = _lab(live_server)
+    page.goto(f"{url}/natural")
+    expect(page.locator("#natural-path")).to_contain_text("0 of 4 achieved")
+    page.get_by_role("button", name="Start the lessons").click()
+    expect(page.locator("#natural-lesson")).to_contain_text("SET survives a retry")
+    expect(page.locator("#natural-lesson .checks li")).to_have_count(2)
+    views = _views(page).inner_text()
+    page.get_by_role("button", name="Show a hint").click()
+    expect(page.locator("#natural-lesson .hints li")).to_have_count(1)
+    expect(_views(page)).to_have_text(views)  # the hint reloads nothing: no view counted

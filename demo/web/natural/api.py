@@ -12,6 +12,7 @@ from flask import Response, g, jsonify, request
 from ...engine.problems import Problem
 from ...engine.text import N_, Text
 from ...natural.lab import NaturalLab
+from ...natural.pixel import parse_post
 from ...payments.charges import parse_json
 from .. import is_htmx, lab_to_read, lab_to_write, read_body, read_only_problem
 from . import bp
@@ -92,8 +93,16 @@ def pixel() -> Response:
     The viewer is the ``natural_viewer`` cookie (HttpOnly, SameSite=Lax, its path the
     lab's); without a valid one the request is a new viewer, and the answer sets one.
     ``Sec-Purpose: prefetch`` (or ``Purpose: prefetch``) is logged, and counted like any
-    other GET. 422 for a bad ``post``; 409 in a read-only replay.
+    other GET. 422 for a bad ``post`` (not one positive integer without leading zeros,
+    or given twice); 409 in a read-only replay. A HEAD is answered like the GET and
+    counts nothing (RFC 9110 §9.3.2).
     """
+    posts = request.args.getlist("post")
+    post: object = posts[0] if len(posts) == 1 else posts  # ?post=1&post=2: 422
+    if request.method == "HEAD":
+        # HEAD is safe (RFC 9110 §9.3.2): the GET's answer, nothing counted or made.
+        parse_post(post)
+        return _gif()
     workspace = lab_to_write(g.lab_id)
     if workspace.read_only:
         raise read_only_problem()
@@ -101,8 +110,8 @@ def pixel() -> Response:
     lab: NaturalLab = workspace.natural
     viewer = request.cookies.get(VIEWER_COOKIE)
     purpose = f"{request.headers.get('Sec-Purpose', '')} {request.headers.get('Purpose', '')}"
-    view = lab.view_pixel(request.args.get("post"), viewer, prefetch="prefetch" in purpose)
-    response = Response(PIXEL_GIF, 200, mimetype="image/gif")
+    view = lab.view_pixel(post, viewer, prefetch="prefetch" in purpose)
+    response = _gif()
     response.headers["Cache-Control"] = "no-store"
     if view.new_viewer:
         response.set_cookie(
@@ -113,6 +122,12 @@ def pixel() -> Response:
             httponly=True,
             samesite="Lax",
         )
+    return response
+
+
+def _gif() -> Response:
+    response = Response(PIXEL_GIF, 200, mimetype="image/gif")
+    response.headers["Cache-Control"] = "no-store"
     return response
 
 

@@ -11,15 +11,30 @@ from ...engine.text import N_
 from ...natural.lab import NaturalLab
 from ...natural.operations import OPERATIONS, START
 
+NATURAL = frozenset({"set_balance", "put_profile", "delete_item", "set_flag"})
+"""The operations that name a final state, so survive a retry without a record (issue's
+list: SET, a full PUT, a DELETE by id, setting a flag)."""
+
 
 @dataclass(frozen=True)
 class Numbers:
     """One expected/actual line of the card: ``what`` (translatable), both values, and
-    whether they agree."""
+    whether they agree. ``fixed`` says which case ``expected`` predicts: the failure the
+    steps make without the fix (then a match is the failure, kept as evidence), or the
+    fix's result."""
 
     what: str
     expected: Any
     actual: Any
+    fixed: bool = True
+    intended: Any = None
+    """What one intent should leave (one add, B's 50, one view per viewer): an expected
+    value other than it is the failure the steps make."""
+
+    @property
+    def evidence(self) -> bool:
+        """The failure the steps predict, happened: kept as evidence, not a mismatch."""
+        return self.ok and self.intended is not None and self.expected != self.intended
 
     @property
     def ok(self) -> bool:
@@ -31,23 +46,36 @@ def numbers(lab: NaturalLab, post: str) -> list[Numbers]:
     name = lab.scenario.name if lab.scenario else None
     runs = lab.latest_runs()
     if name == "set-vs-add" and "add_balance" in runs:
-        # One intent, retried: the balance a person expects is that of one attempt.
+        # With dedup, one intent is one add; without, every attempt adds again.
         run = runs["add_balance"]
-        return [Numbers(N_("Balance after balance += 100, retried"), 100, _balance(run))]
-    if name == "which-are-natural" and runs:
-        same = sum(1 for r in runs.values() if r["same_state"] and r["times"] >= 2)
-        retried = sum(1 for r in runs.values() if r["times"] >= 2)
-        return [Numbers(N_("Operations whose retries left the state alone"), retried, same)]
+        dedup = bool(run["dedup"])
+        return [Numbers(N_("Balance after balance += 100, retried"),
+                        100 if dedup else 100 * run["times"], _balance(run), dedup,
+                        100)]  # fmt: skip
+    retried = [r for r in runs.values() if r["times"] >= 2]
+    if name == "which-are-natural" and retried:
+        same = sum(1 for r in retried if r["same_state"])
+        dedup = all(r["dedup"] for r in retried)
+        expected = sum(1 for r in retried if r["dedup"] or r["operation"] in NATURAL)
+        return [Numbers(N_("Operations whose retries left the state alone"), expected, same,
+                        dedup, len(retried))]  # fmt: skip
     delayed = lab.last("delayed-duplicate")
     if name == "lost-update" and delayed is not None:
-        # B's write is the newest intent: 50 is what should stay.
-        return [Numbers(N_("Final balance (B's 50 is the newest write)"), 50,
-                        delayed.result["final_balance"])]  # fmt: skip
+        # Unconditional, A's late 100 wins (the lost update); with If-Match, B's 50 stays.
+        conditional = bool(delayed.result["conditional"])
+        return [Numbers(N_("Final balance (B's 50 is the newest write)"),
+                        50 if conditional else 100, delayed.result["final_balance"],
+                        conditional, 50)]  # fmt: skip
     pixels = [e.result for e in lab.requests() if e.action == "pixel" and e.result["post"] == post]
-    if name == "tracking-pixel" and pixels:
-        viewers = {p["viewer"] for p in pixels}
-        return [Numbers(N_("Views of post 42: one per viewer"), len(viewers),
-                        lab.pixel.counts().get(post, 0))]  # fmt: skip
+    # The page's own first load is no step of the attendee's: wait for a repeat.
+    if name == "tracking-pixel" and len(pixels) >= 2:
+        # No window: every GET counts; a window: one view per viewer (within it).
+        window = pixels[-1]["window_s"] > 0
+        viewers = {p["viewer"] for p in pixels if p["window_s"] > 0}
+        expected = sum(1 for p in pixels if p["window_s"] == 0) + len(viewers)
+        return [Numbers(N_("Views of post 42"), expected,
+                        lab.pixel.counts().get(post, 0), window,
+                        len({p["viewer"] for p in pixels}))]  # fmt: skip
     return []
 
 

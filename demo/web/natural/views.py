@@ -11,18 +11,20 @@ from flask import Response, g, redirect, render_template, request, url_for
 from werkzeug.exceptions import NotFound
 from werkzeug.wrappers import Response as BaseResponse
 
-from ...lessons import chapter_of
+from ...lessons import CHAPTERS, chapter_of
 from ...natural.lab import NaturalLab
 from ...natural.operations import OPERATIONS, START, TRANSFER_AMOUNT
 from ...natural.pixel import MAX_WINDOW_S
 from ...natural.scenarios import FIX_WINDOW_S, SCENARIOS
 from ...workspace import Workspace
-from .. import lab_to_read, lab_to_write
+from .. import is_htmx, lab_to_read, lab_to_write
+from ..links import check_names, offer
+from ..nav import PAGES
 from ..payments.panels import poll_s
 from . import bp
 from .card import changes, numbers, start_text, verdicts
 
-PARTS = ("operations", "lost_update", "pixel", "article", "timeline", "lesson")
+PARTS = ("operations", "lost_update", "pixel", "article", "timeline", "lesson", "path")
 """The fragments the page swaps, each a template ``natural/_partials/<part>.html``."""
 
 POST = "42"
@@ -42,6 +44,7 @@ def context(workspace: Workspace) -> dict[str, Any]:
     delayed = lab.last("delayed-duplicate")
     runs = lab.latest_runs()
     last = lab.last("apply")
+    dedup = last.result["dedup"] if last else lab.fix_on("dedup")
     return {
         "lab": workspace,
         "nat": lab,
@@ -49,7 +52,8 @@ def context(workspace: Workspace) -> dict[str, Any]:
         "runs": runs,
         "last_operation": last.result["operation"] if last else None,
         "times": last.result["times"] if last else 3,
-        "dedup": last.result["dedup"] if last else lab.fix_on("dedup"),
+        "dedup": dedup,
+        "by_hand": _by_hand(lab, dedup, delayed.result if delayed else None),
         "verdicts": verdicts(lab),
         "changes": changes,
         "start_text": start_text(),
@@ -69,10 +73,37 @@ def context(workspace: Workspace) -> dict[str, Any]:
         "lesson": lesson,
         "progress": workspace.progress.get(lesson.name) if lesson else None,
         "next_lesson": _next(lesson.name) if lesson else None,
+        **_path(workspace),
         "load": next(_loads),
         "version": version,
         "poll_s": poll_s(),
         "current_lab": lab.name,
+    }
+
+
+def _by_hand(lab: NaturalLab, dedup: bool, delayed: dict[str, Any] | None) -> bool:
+    """Whether the fix is applied but its switch was since turned off by hand (the card's
+    badge says so rather than contradict the page)."""
+    if not lab.fixed or lab.scenario is None:
+        return False
+    fix = lab.scenario.fix
+    if fix == "dedup":
+        return not dedup
+    if fix == "conditional":
+        return delayed is not None and not delayed["conditional"]
+    return lab.pixel.window_s == 0
+
+
+def _path(workspace: Workspace) -> dict[str, Any]:
+    """The chapter's lessons strip: each lesson with its number and whether it is
+    achieved, how many are, and the lesson Start/Continue opens."""
+    chapter = CHAPTERS["natural"]
+    achieved = workspace.achieved()
+    return {
+        "path": [(n, item, item.name in achieved) for n, item in enumerate(chapter, 1)],
+        "achieved_count": sum(item.name in achieved for item in chapter),
+        "first_left": next((item for item in chapter if item.name not in achieved), chapter[0]),
+        "payments_url": PAGES["payments"].url(workspace.id),
     }
 
 
@@ -82,18 +113,25 @@ def _next(name: str) -> Any:
     return chapter_of(name)[at + 1] if at + 1 < len(chapter) else None
 
 
-OOB = {"operations": ("lesson", "timeline", "poll"), "lost_update": ("lesson", "timeline", "poll"),
-       "pixel": ("lesson", "timeline", "poll")}  # fmt: skip
+OOB = {"operations": ("lesson", "path", "timeline", "poll"),
+       "lost_update": ("lesson", "path", "timeline", "poll"),
+       "pixel": ("lesson", "path", "timeline", "poll"),
+       "lesson": ("path",)}  # fmt: skip
 """What else changes with a fragment: swapped out of band beside it."""
 
 
-def fragment(workspace: Workspace, part: str) -> Response:
+POLLED = ("operations", "lost_update")
+"""What the page's poll swaps besides the pixel's own (another tab's runs)."""
+
+
+def fragment(workspace: Workspace, part: str, also: tuple[str, ...] = ()) -> Response:
     """The fragment ``part`` of the page, as an HTML response, with the fragments that
-    change with it out of band (the card's checks and numbers, the timeline)."""
+    change with it out of band (the card's checks and numbers, the timeline) and
+    ``also`` these."""
     values = context(workspace)
     html = render_template(f"natural/_partials/{part}.html", **values) + "".join(
         render_template(f"natural/_partials/{more}.html", oob=True, **values)
-        for more in OOB.get(part, ())
+        for more in OOB.get(part, ()) + also
     )
     response = Response(html, 200, mimetype="text/html")
     response.headers["Cache-Control"] = "no-store"
@@ -101,11 +139,21 @@ def fragment(workspace: Workspace, part: str) -> Response:
 
 
 @bp.get("")
-def page() -> str:
-    """The operations lab: the operations table, the lost-update strip, the tracking
-    pixel's article and the timeline. A lab that does not exist shows blank."""
+def page() -> BaseResponse | str:
+    """The operations lab: the lessons strip, the operations table, the lost-update strip,
+    the tracking pixel's article and the timeline. A lab that does not exist shows blank.
+    A GET changes nothing (RFC 9110 §9.2.1): a link's ``?lesson=``, ``?scenario=`` or
+    ``?present=`` is offered as a button that POSTs it (a link without ``lab=natural``
+    is sent on to the same address with it, so it lands back here).
+
+    :raises Problem: 404 for an unknown scenario or lesson.
+    """
     g.lab = lab_to_read(g.lab_id)
-    return render_template("natural/page.html", **context(g.lab))
+    check_names(request.args.get("lesson"), request.args.get("scenario"), "natural")
+    if {"scenario", "present"} & set(request.args) and "lab" not in request.args:
+        link = PAGES["natural"].url(g.lab_id, **request.args.to_dict(), lab="natural")
+        return redirect(link, 303)
+    return render_template("natural/page.html", offer=offer(g.lab), **context(g.lab))
 
 
 @bp.get("/_partials/<part>")
@@ -116,9 +164,11 @@ def partial(part: str) -> Response:
     if part not in PARTS:
         raise NotFound()
     g.lab = lab_to_read(g.lab_id)
-    if request.args.get("since") == str(g.lab.version):
+    since = request.args.get("since")
+    if since == str(g.lab.version):
         return Response(status=204)
-    return fragment(g.lab, part)
+    # The poll (``since``): another tab may have run anything, so every panel follows.
+    return fragment(g.lab, part, POLLED if since is not None else ())
 
 
 @bp.post("/lessons/<name>/hint")
@@ -129,4 +179,17 @@ def hint(name: str) -> BaseResponse:
     """
     workspace = lab_to_write(g.lab_id)
     workspace.show_hint(name)
+    if is_htmx():  # no full reload: a reload would load the article's pixel again
+        return fragment(workspace, "lesson")
+    return redirect(url_for("natural.page", lab_id=workspace.id), 303)
+
+
+@bp.post("/lessons/<name>/reset")
+def reset_lesson(name: str) -> BaseResponse:
+    """Forget lesson ``name``'s progress and open it afresh; 303 to the page.
+
+    :raises Problem: 404 for an unknown lesson; 409 in a read-only replay.
+    """
+    workspace = lab_to_write(g.lab_id)
+    workspace.reset_lesson(name)
     return redirect(url_for("natural.page", lab_id=workspace.id), 303)
