@@ -69,19 +69,7 @@ def paths() -> dict[str, Any]:
                                      "description": "The lab's version the page shows: 204 "
                                                     "while it is current (the page's poll)"}]),
         },
-        f"{base}/lessons/{{name}}/hint": {
-            "parameters": [LAB_ID, {"name": "name", "in": "path", "required": True,
-                                    "schema": {"enum": [lesson.name for lesson in CHAPTER]}}],
-            "post": _lab("Reveal the lesson's next hint: the card (htmx), else 303 to the page",
-                         {"200": _html("The lesson card (htmx)"),
-                          "303": {"description": "To the page"}, "409": PROBLEM}),
-        },
-        f"{base}/lessons/{{name}}/reset": {
-            "parameters": [LAB_ID, {"name": "name", "in": "path", "required": True,
-                                    "schema": {"enum": [lesson.name for lesson in CHAPTER]}}],
-            "post": _lab("Forget this lesson's progress and open it afresh; 303 to the page",
-                         {"303": {"description": "To the page"}, "409": PROBLEM}),
-        },
+        **_lesson_paths(base),
         f"{base}/api/apply": {"parameters": [LAB_ID], "post": _lab(
             "Apply an operation once, then retry it times - 1 times, from the fixed start",
             {"200": _json(_ref("NaturalRun"), "Every attempt, the final state, the verdict"),
@@ -114,6 +102,25 @@ def paths() -> dict[str, Any]:
                          "description": "The post whose view is counted: one positive "
                                         "integer, no leading zero (1-9 digits)"}],
         )},
+    }  # fmt: skip
+
+
+def _lesson_paths(base: str) -> dict[str, Any]:
+    """The lesson card's posts: a hint, and a reset."""
+    return {
+        f"{base}/lessons/{{name}}/hint": {
+            "parameters": [LAB_ID, {"name": "name", "in": "path", "required": True,
+                                    "schema": {"enum": [lesson.name for lesson in CHAPTER]}}],
+            "post": _lab("Reveal the lesson's next hint: the card (htmx), else 303 to the page",
+                         {"200": _html("The lesson card (htmx)"),
+                          "303": {"description": "To the page"}, "409": PROBLEM}),
+        },
+        f"{base}/lessons/{{name}}/reset": {
+            "parameters": [LAB_ID, {"name": "name", "in": "path", "required": True,
+                                    "schema": {"enum": [lesson.name for lesson in CHAPTER]}}],
+            "post": _lab("Forget this lesson's progress and open it afresh; 303 to the page",
+                         {"303": {"description": "To the page"}, "409": PROBLEM}),
+        },
     }  # fmt: skip
 
 
