@@ -210,3 +210,22 @@ def test_the_payment_page_with_a_queue_lesson_open_or_achieved(
     page = client.get("/lab/q-pay").text
     assert "0 of 10 achieved" in page
     assert "6 of 6 achieved" in client.get("/lab/q-pay/queue").text
+
+
+def test_a_broker_down_page_leads_back_to_the_workspace() -> None:
+    from demo import create_app
+
+    app = create_app({"TESTING": True, "REDIS_URL": "redis://127.0.0.1:1/0"})
+    page = app.test_client().get("/lab/q-down/queue", headers={"Accept": "text/html"})
+    assert page.status_code == 503
+    assert 'href="/lab/q-down/queue" class="try-again"' in page.text
+    for other in ("payments", "natural", "retries"):
+        assert f'href="{_url(app, other, "q-down")}"' in page.text
+    assert f'href="{_url(app, "queue", "q-down")}">' not in page.text
+
+
+def _url(app: Flask, lab: str, lab_id: str) -> str:
+    from demo.web.nav import PAGES
+
+    with app.test_request_context():
+        return PAGES[lab].url(lab_id)
