@@ -229,3 +229,31 @@ def _url(app: Flask, lab: str, lab_id: str) -> str:
 
     with app.test_request_context():
         return PAGES[lab].url(lab_id)
+
+
+def _marked_lines(html: str) -> set[int]:
+    return {int(n) for n in re.findall(r'<span class="line passed[^"]*"[^>]*><span class="ln">(\d+)', html)}
+
+
+@pytest.mark.parametrize("outbox", [False, True])
+def test_the_code_view_marks_only_the_branch_that_ran(client: FlaskClient, outbox: bool) -> None:
+    lab = f"q-branch-{outbox}"
+    post(client, lab, "settings", setting="dedup", dedup="on")
+    if outbox:
+        post(client, lab, "settings", setting="outbox", outbox="on")
+    post(client, lab, "enqueue", job="42")
+    marked = _marked_lines(post(client, lab, "work").text)
+    source, first = inspect.getsourcelines(worker.consume)
+    number = {text.strip()[:40]: first + n for n, text in enumerate(source)}
+    via_outbox = next(v for k, v in number.items() if k.startswith('trace("side effect", via="outbox"'))
+    via_mailbox = next(v for k, v in number.items() if k.startswith('trace("side effect", via="mailbox"'))
+    seen_in_outbox = next(v for k, v in number.items() if k == 'trace("dedup check", seen=True)')
+    assert (via_outbox in marked, via_mailbox in marked) == (outbox, not outbox)
+    assert seen_in_outbox not in marked  # the concurrent-worker branch did not run
+    assert len(marked) == 5  # receive, dedup check, side effect, record, ack
+    # A duplicate: the dedup check, then the line that skipped it; no side effect line.
+    post(client, lab, "enqueue", job="42")
+    again = post(client, lab, "work").text
+    skip = first + next(n for n, t in enumerate(source) if "return skip_duplicate" in t)
+    assert via_outbox not in _marked_lines(again) and via_mailbox not in _marked_lines(again)
+    assert skip in _marked_lines(again) and f'<span class="line passed at"><span class="ln">{skip}' in again
