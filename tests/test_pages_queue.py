@@ -257,3 +257,18 @@ def test_the_code_view_marks_only_the_branch_that_ran(client: FlaskClient, outbo
     skip = first + next(n for n, t in enumerate(source) if "return skip_duplicate" in t)
     assert via_outbox not in _marked_lines(again) and via_mailbox not in _marked_lines(again)
     assert skip in _marked_lines(again) and f'<span class="line passed at"><span class="ln">{skip}' in again
+
+
+def test_every_worker_at_once_tells_each_workers_outcome(client: FlaskClient) -> None:
+    post(client, "q-all", "settings", setting="workers", workers="3")
+    post(client, "q-all", "enqueue", job="42")
+    post(client, "q-all", "enqueue", job="43")
+    html = post(client, "q-all", "work", every="1").text
+    explain = html[html.index('id="explain"') : html.index("</section>", html.index('id="explain"'))]
+    headlines = re.findall(r'<p class="headline">(worker-\d): ([A-Z ,]+)</p>', explain)
+    assert len(headlines) == 3  # one per call (a worker done early may take another)
+    assert sorted(o for _, o in headlines) == ["IDLE", "PROCESSED", "PROCESSED"]
+    # A single work call afterwards tells only its own outcome again.
+    html = post(client, "q-all", "work").text
+    explain = html[html.index('id="explain"') : html.index("</section>", html.index('id="explain"'))]
+    assert len(re.findall(r'<p class="headline">', explain)) == 1

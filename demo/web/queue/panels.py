@@ -64,6 +64,7 @@ def panels_context(lab: Workspace) -> dict[str, Any]:
         "lanes": _lanes(recent, state["settings"]["workers"]),
         "headline": _headline(last),
         "explanation": explain(last) if last is not None and last.action == "work" else [],
+        "batch": _batch(entries, queue.last_batch),
         "earlier": [
             {"headline": _headline(e), "sentences": explain(e) if e.action == "work" else []}
             for e in entries[-EARLIER - 1 : -1][::-1]
@@ -112,6 +113,15 @@ def _lanes(entries: list[Any], workers: int) -> list[dict[str, Any]]:
         ]
         lanes.append({"name": name, "row": row, "cells": cells})
     return lanes
+
+
+def _batch(entries: list[Any], batch: tuple[int, ...]) -> list[dict[str, Any]]:
+    """Every worker's call of "every worker at once", when it is the latest thing that
+    happened (else ``[]``): one headline and explanation per worker."""
+    if len(batch) < 2 or not entries or entries[-1].id != batch[-1]:
+        return []
+    chosen = [e for e in entries if e.id in batch]
+    return [{"headline": _headline(e), "sentences": explain(e)} for e in chosen]
 
 
 def _headline(entry: Any) -> str | Text | None:
