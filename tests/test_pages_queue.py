@@ -272,3 +272,25 @@ def test_every_worker_at_once_tells_each_workers_outcome(client: FlaskClient) ->
     html = post(client, "q-all", "work").text
     explain = html[html.index('id="explain"') : html.index("</section>", html.index('id="explain"'))]
     assert len(re.findall(r'<p class="headline">', explain)) == 1
+
+
+def test_the_delivery_semantics_run_is_told_beside_the_lesson(
+    client: FlaskClient, lab_of: Any
+) -> None:
+    queue = lab_of("q-sem").queue
+    html = post(client, "q-sem", "run", scenario="delivery-semantics").text
+    sim = queue.simulation
+    assert sim is not None
+    said = (
+        f"Simulator, at-least-once, 10000 messages: {sim.effects} side effects, "
+        f"{sim.duplicate_effects} of them duplicates, {sim.lost} jobs lost."
+    )
+    explain = html[html.index('id="explain"') : html.index("</section>", html.index('id="explain"'))]
+    assert said in explain and "Nothing yet" not in explain
+    card = html[html.index('id="lesson"') : html.index("</section>", html.index('id="lesson"'))]
+    assert said in card and 'href="#simulator"' in card
+    assert "redeliveries included" in html
+    # The fix is the idempotent consumer: its badge and the settings line agree.
+    html = post(client, "q-sem", "run", scenario="delivery-semantics", fixed="1").text
+    assert queue.settings.dedup and "fix ON" in html and "dedup ON" in html
+    assert "dedup OFF" not in html

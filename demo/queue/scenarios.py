@@ -151,7 +151,7 @@ SCENARIOS: dict[str, Scenario] = {
                 "at-least-once: nothing is lost, and every lost ack repeats a side effect."
             ),
             settings={},
-            fix={},
+            fix={"dedup": True},  # the idempotent consumer: the page's switch says so too
             fix_text=N_(
                 "Exactly-once is at-least-once delivery plus an idempotent consumer: "
                 "run it again with the idempotent consumer."
