@@ -294,3 +294,33 @@ def test_the_delivery_semantics_run_is_told_beside_the_lesson(
     html = post(client, "q-sem", "run", scenario="delivery-semantics", fixed="1").text
     assert queue.settings.dedup and "fix ON" in html and "dedup ON" in html
     assert "dedup OFF" not in html
+
+
+def test_the_copy_says_what_really_happens(client: FlaskClient, lab_of: Any) -> None:
+    # The armed crash in the select's own words.
+    html = post(client, "q-copy", "settings", setting="crash_at", crash_at="after_record").text
+    assert "Armed crash (fires once): after the record, before the ack." in html
+    assert "after_record." not in html
+    # An idle call: no broken "passed on —" sentence.
+    html = post(client, "q-copy", "work").text
+    assert "passed on —" not in html and "found no visible message" in html
+    # Dedup off: the explanation does not claim a record.
+    post(client, "q-copy", "settings", setting="crash_at", crash_at="none")
+    post(client, "q-copy", "enqueue", job="42")
+    html = post(client, "q-copy", "work").text
+    assert "recording nothing (dedup is off)" in html and "recorded it" not in html
+
+
+def test_the_last_lesson_says_all_done(client: FlaskClient, lab_of: Any) -> None:
+    ws = lab_of("q-done")
+    names = ("redelivery", "duplicate-job", "at-most-once", "outbox",
+             "delivery-semantics", "poison-message")  # fmt: skip
+    for name in names[:-1]:
+        ws.open_lesson(name)
+        ws.queue.play(name)
+        ws.queue.play(name, fixed=True)
+    client.post("/lab/q-done?lesson=poison-message")
+    html = post(client, "q-done", "run", scenario="poison-message").text
+    assert "All done" not in html
+    html = post(client, "q-done", "run", scenario="poison-message", fixed="1").text
+    assert "All done: every queue lesson achieved (6 of 6)." in html

@@ -74,6 +74,7 @@ def panels_context(lab: Workspace) -> dict[str, Any]:
         "chart": semantics_chart(state["simulation"]),
         "clock_offset": duration(lab.clock_offset_s()) if lab.clock_offset_s() else None,
         "OUTCOMES": OUTCOMES,
+        "CRASH_POINTS": CRASH_POINTS,
         "MESSAGE_STATES": MESSAGE_STATES,
         "STEP_NAMES": STEP_NAMES,
         "MODES": MODES,
@@ -147,6 +148,14 @@ OUTCOMES: dict[str, str] = {
     "published": N_("ENQUEUED"),
 }
 """A work call's outcome as its badge says it."""
+
+CRASH_POINTS: dict[str, str] = {
+    "after_receive": N_("after receive"),
+    "after_effect": N_("after the side effect"),
+    "after_record": N_("after the record, before the ack"),
+    "relay_after_send": N_("relay: after send, before marking sent"),
+}
+"""Each crash point in the settings select's words (the armed banner uses them too)."""
 
 MESSAGE_STATES: dict[str, str] = {
     "ready": N_("ready"),
