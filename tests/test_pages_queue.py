@@ -324,3 +324,36 @@ def test_the_last_lesson_says_all_done(client: FlaskClient, lab_of: Any) -> None
     assert "All done" not in html
     html = post(client, "q-done", "run", scenario="poison-message", fixed="1").text
     assert "All done: every queue lesson achieved (6 of 6)." in html
+
+
+def test_step_mode_from_the_api_is_shown_and_driven_on_the_page(
+    client: FlaskClient, lab_of: Any
+) -> None:
+    import threading
+
+    client.patch("/lab/q-step/queue/api/settings", json={"step_mode": True})
+    html = client.get("/lab/q-step/queue").text
+    assert "Step mode is on" in html and 'id="step-off"' in html
+    post(client, "q-step", "enqueue", job="42")
+    answers: list[Any] = []
+    worker_call = threading.Thread(target=lambda: answers.append(post(client, "q-step", "work")))
+    worker_call.start()
+    try:
+        lab = lab_of("q-step").queue
+        for _ in range(2000):  # until the work call stands at its first step
+            if lab.stepper.paused() and lab.stepper.paused()[0]["waiting"]:
+                break
+            threading.Event().wait(0.005)
+        request_id = lab.stepper.paused()[0]["request"]
+        html = client.get("/lab/q-step/queue/panels").text
+        assert f"Work call #{request_id}" in html and "stopped after receive" in html
+        html = post(client, "q-step", "step", request=str(request_id)).text
+        assert "stopped after side effect" in html
+        assert post(client, "q-step", "step", request="99").status_code == 404
+        assert post(client, "q-step", "step", go="1").status_code == 422
+    finally:
+        html = post(client, "q-step", "step", off="1").text
+        worker_call.join()
+    assert answers[0].status_code == 200
+    assert not lab.settings.step_mode and 'id="step"' not in html
+    assert [m["state"] for m in lab.state()["messages"]] == ["acked"]

@@ -65,6 +65,7 @@ def panels_context(lab: Workspace) -> dict[str, Any]:
         "headline": _headline(last),
         "explanation": explain(last) if last is not None and last.action == "work" else [],
         "batch": _batch(entries, queue.last_batch),
+        "paused": queue.stepper.paused(),
         "earlier": [
             {"headline": _headline(e), "sentences": explain(e) if e.action == "work" else []}
             for e in entries[-EARLIER - 1 : -1][::-1]

@@ -165,6 +165,30 @@ def run_scenario(lab_id: str) -> BaseResponse:
     return _answer(lab)
 
 
+@bp.post("/lab/<lab_id>/queue/step")
+def step(lab_id: str) -> BaseResponse:
+    """Step mode, as ``POST .../queue/api/step`` does (step mode itself is turned on
+    through the API): form field ``request`` (a paused work call's id) lets it go on one
+    step, with ``to_end=1`` to its end; ``release_all=1`` lets every paused call finish;
+    ``off=1`` turns step mode off, which releases them all too.
+
+    :raises Problem: 404 when the call is not paused, 409 when it is not at a step, 422
+        for another form.
+    """
+    lab = lab_to_write(lab_id)
+    queue, form = lab.queue, request.form
+    if form.get("off") == "1":
+        queue.update_settings({"step_mode": False})
+    elif form.get("release_all") == "1":
+        queue.release_all()
+    elif "request" in form and form.get("to_end", "0") in ("0", "1"):
+        request_id = _number(form["request"], int)
+        queue.stepper.settle(request_id, queue.step(request_id, to_end=form.get("to_end") == "1"))
+    else:
+        raise _bad_choice("request", {"<id>": None, "release_all=1": None, "off=1": None})
+    return _answer(lab)
+
+
 @bp.post("/lab/<lab_id>/queue/reset")
 def reset(lab_id: str) -> BaseResponse:
     """Start the queue lab afresh: empty queue, tables and mailbox; settings kept."""
