@@ -232,7 +232,10 @@ def _url(app: Flask, lab: str, lab_id: str) -> str:
 
 
 def _marked_lines(html: str) -> set[int]:
-    return {int(n) for n in re.findall(r'<span class="line passed[^"]*"[^>]*><span class="ln">(\d+)', html)}
+    return {
+        int(n)
+        for n in re.findall(r'<span class="line passed[^"]*"[^>]*><span class="ln">(\d+)', html)
+    }
 
 
 @pytest.mark.parametrize("outbox", [False, True])
@@ -245,8 +248,12 @@ def test_the_code_view_marks_only_the_branch_that_ran(client: FlaskClient, outbo
     marked = _marked_lines(post(client, lab, "work").text)
     source, first = inspect.getsourcelines(worker.consume)
     number = {text.strip()[:40]: first + n for n, text in enumerate(source)}
-    via_outbox = next(v for k, v in number.items() if k.startswith('trace("side effect", via="outbox"'))
-    via_mailbox = next(v for k, v in number.items() if k.startswith('trace("side effect", via="mailbox"'))
+    via_outbox = next(
+        v for k, v in number.items() if k.startswith('trace("side effect", via="outbox"')
+    )
+    via_mailbox = next(
+        v for k, v in number.items() if k.startswith('trace("side effect", via="mailbox"')
+    )
     seen_in_outbox = next(v for k, v in number.items() if k == 'trace("dedup check", seen=True)')
     assert (via_outbox in marked, via_mailbox in marked) == (outbox, not outbox)
     assert seen_in_outbox not in marked  # the concurrent-worker branch did not run
@@ -256,7 +263,10 @@ def test_the_code_view_marks_only_the_branch_that_ran(client: FlaskClient, outbo
     again = post(client, lab, "work").text
     skip = first + next(n for n, t in enumerate(source) if "return skip_duplicate" in t)
     assert via_outbox not in _marked_lines(again) and via_mailbox not in _marked_lines(again)
-    assert skip in _marked_lines(again) and f'<span class="line passed at"><span class="ln">{skip}' in again
+    assert (
+        skip in _marked_lines(again)
+        and f'<span class="line passed at"><span class="ln">{skip}' in again
+    )
 
 
 def test_every_worker_at_once_tells_each_workers_outcome(client: FlaskClient) -> None:
@@ -264,13 +274,17 @@ def test_every_worker_at_once_tells_each_workers_outcome(client: FlaskClient) ->
     post(client, "q-all", "enqueue", job="42")
     post(client, "q-all", "enqueue", job="43")
     html = post(client, "q-all", "work", every="1").text
-    explain = html[html.index('id="explain"') : html.index("</section>", html.index('id="explain"'))]
+    explain = html[
+        html.index('id="explain"') : html.index("</section>", html.index('id="explain"'))
+    ]
     headlines = re.findall(r'<p class="headline">(worker-\d): ([A-Z ,]+)</p>', explain)
     assert len(headlines) == 3  # one per call (a worker done early may take another)
     assert sorted(o for _, o in headlines) == ["IDLE", "PROCESSED", "PROCESSED"]
     # A single work call afterwards tells only its own outcome again.
     html = post(client, "q-all", "work").text
-    explain = html[html.index('id="explain"') : html.index("</section>", html.index('id="explain"'))]
+    explain = html[
+        html.index('id="explain"') : html.index("</section>", html.index('id="explain"'))
+    ]
     assert len(re.findall(r'<p class="headline">', explain)) == 1
 
 
@@ -285,7 +299,9 @@ def test_the_delivery_semantics_run_is_told_beside_the_lesson(
         f"Simulator, at-least-once, 10000 messages: {sim.effects} side effects, "
         f"{sim.duplicate_effects} of them duplicates, {sim.lost} jobs lost."
     )
-    explain = html[html.index('id="explain"') : html.index("</section>", html.index('id="explain"'))]
+    explain = html[
+        html.index('id="explain"') : html.index("</section>", html.index('id="explain"'))
+    ]
     assert said in explain and "Nothing yet" not in explain
     card = html[html.index('id="lesson"') : html.index("</section>", html.index('id="lesson"'))]
     assert said in card and 'href="#simulator"' in card

@@ -70,7 +70,7 @@ def parse_job(body: object) -> Job:
     payload = body.get("payload")
     payload_json = ""
     if "payload" not in body:
-        errors["payload"] = N_("is required (a JSON object, e.g. {\"invoice_id\": 42})")
+        errors["payload"] = N_('is required (a JSON object, e.g. {"invoice_id": 42})')
     elif not isinstance(payload, Mapping):
         errors["payload"] = N_("must be a JSON object")
     elif _non_finite(payload):

@@ -177,12 +177,17 @@ def step(lab_id: str) -> BaseResponse:
     """
     lab = lab_to_write(lab_id)
     queue, form = lab.queue, request.form
-    if form.get("off") == "1":
+    # Exactly one of the three forms: two at once would be ambiguous.
+    off, release = form.get("off") == "1", form.get("release_all") == "1"
+    stepping = _INTEGER.fullmatch(form.get("request", "")) is not None
+    if off + release + stepping != 1:
+        raise _bad_choice("request", {"<id>": None, "release_all=1": None, "off=1": None})
+    if off:
         queue.update_settings({"step_mode": False})
-    elif form.get("release_all") == "1":
+    elif release:
         queue.release_all()
-    elif "request" in form and form.get("to_end", "0") in ("0", "1"):
-        request_id = _number(form["request"], int)
+    elif form.get("to_end", "0") in ("0", "1"):
+        request_id = int(form["request"])  # plain digits: checked above
         queue.stepper.settle(request_id, queue.step(request_id, to_end=form.get("to_end") == "1"))
     else:
         raise _bad_choice("request", {"<id>": None, "release_all=1": None, "off=1": None})
