@@ -234,7 +234,8 @@ def test_reset_empties_everything_but_the_settings(make_broker: Any) -> None:
     ("settings", "clicks", "words"),
     [
         ({}, ["work"], "No message was visible"),
-        ({}, ["enqueue", "work"], "sent the e-mail, recorded it and acked"),
+        ({}, ["enqueue", "work"], "sent the e-mail and acked, recording nothing (dedup is off)"),
+        ({"dedup": True}, ["enqueue", "work"], "sent the e-mail, recorded it and acked"),
         ({"dedup": True}, ["enqueue", "retry", "work", "work"], "already holds invoice:42:email"),
         ({"crash_at": "after_receive"}, ["enqueue", "work"], "right after receiving"),
         ({"crash_at": "after_effect"}, ["enqueue", "work"], "consumer's crash window"),
