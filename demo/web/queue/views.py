@@ -87,10 +87,10 @@ def work(lab_id: str) -> BaseResponse:
     :raises Problem: 429 ``workers-busy``; 503 ``broker-unavailable``.
     """
     lab = lab_to_write(lab_id)
-    every = request.form.get("every")
-    if every not in (None, "1"):
+    every = request.form.getlist("every")  # sent twice is ambiguous: refused too
+    if every not in ([], ["1"]):
         raise _bad_choice("every", {"1": None})
-    if every == "1":
+    if every == ["1"]:
         lab.queue.work_all()
     else:
         lab.queue.work()
