@@ -210,3 +210,166 @@ def test_the_payment_page_with_a_queue_lesson_open_or_achieved(
     page = client.get("/lab/q-pay").text
     assert "0 of 10 achieved" in page
     assert "6 of 6 achieved" in client.get("/lab/q-pay/queue").text
+
+
+def test_a_broker_down_page_leads_back_to_the_workspace() -> None:
+    from demo import create_app
+
+    app = create_app({"TESTING": True, "REDIS_URL": "redis://127.0.0.1:1/0"})
+    page = app.test_client().get("/lab/q-down/queue", headers={"Accept": "text/html"})
+    assert page.status_code == 503
+    assert 'href="/lab/q-down/queue" class="try-again"' in page.text
+    for other in ("payments", "natural", "retries"):
+        assert f'href="{_url(app, other, "q-down")}"' in page.text
+    assert f'href="{_url(app, "queue", "q-down")}">' not in page.text
+
+
+def _url(app: Flask, lab: str, lab_id: str) -> str:
+    from demo.web.nav import PAGES
+
+    with app.test_request_context():
+        return PAGES[lab].url(lab_id)
+
+
+def _marked_lines(html: str) -> set[int]:
+    return {
+        int(n)
+        for n in re.findall(r'<span class="line passed[^"]*"[^>]*><span class="ln">(\d+)', html)
+    }
+
+
+@pytest.mark.parametrize("outbox", [False, True])
+def test_the_code_view_marks_only_the_branch_that_ran(client: FlaskClient, outbox: bool) -> None:
+    lab = f"q-branch-{outbox}"
+    post(client, lab, "settings", setting="dedup", dedup="on")
+    if outbox:
+        post(client, lab, "settings", setting="outbox", outbox="on")
+    post(client, lab, "enqueue", job="42")
+    marked = _marked_lines(post(client, lab, "work").text)
+    source, first = inspect.getsourcelines(worker.consume)
+    number = {text.strip()[:40]: first + n for n, text in enumerate(source)}
+    via_outbox = next(
+        v for k, v in number.items() if k.startswith('trace("side effect", via="outbox"')
+    )
+    via_mailbox = next(
+        v for k, v in number.items() if k.startswith('trace("side effect", via="mailbox"')
+    )
+    seen_in_outbox = next(v for k, v in number.items() if k == 'trace("dedup check", seen=True)')
+    assert (via_outbox in marked, via_mailbox in marked) == (outbox, not outbox)
+    assert seen_in_outbox not in marked  # the concurrent-worker branch did not run
+    assert len(marked) == 5  # receive, dedup check, side effect, record, ack
+    # A duplicate: the dedup check, then the line that skipped it; no side effect line.
+    post(client, lab, "enqueue", job="42")
+    again = post(client, lab, "work").text
+    skip = first + next(n for n, t in enumerate(source) if "return skip_duplicate" in t)
+    assert via_outbox not in _marked_lines(again) and via_mailbox not in _marked_lines(again)
+    assert (
+        skip in _marked_lines(again)
+        and f'<span class="line passed at"><span class="ln">{skip}' in again
+    )
+
+
+def test_every_worker_at_once_tells_each_workers_outcome(client: FlaskClient) -> None:
+    post(client, "q-all", "settings", setting="workers", workers="3")
+    post(client, "q-all", "enqueue", job="42")
+    post(client, "q-all", "enqueue", job="43")
+    html = post(client, "q-all", "work", every="1").text
+    explain = html[
+        html.index('id="explain"') : html.index("</section>", html.index('id="explain"'))
+    ]
+    headlines = re.findall(r'<p class="headline">(worker-\d): ([A-Z ,]+)</p>', explain)
+    assert len(headlines) == 3  # one per call (a worker done early may take another)
+    assert sorted(o for _, o in headlines) == ["IDLE", "PROCESSED", "PROCESSED"]
+    # A single work call afterwards tells only its own outcome again.
+    html = post(client, "q-all", "work").text
+    explain = html[
+        html.index('id="explain"') : html.index("</section>", html.index('id="explain"'))
+    ]
+    assert len(re.findall(r'<p class="headline">', explain)) == 1
+
+
+def test_the_delivery_semantics_run_is_told_beside_the_lesson(
+    client: FlaskClient, lab_of: Any
+) -> None:
+    queue = lab_of("q-sem").queue
+    html = post(client, "q-sem", "run", scenario="delivery-semantics").text
+    sim = queue.simulation
+    assert sim is not None
+    said = (
+        f"Simulator, at-least-once, 10000 messages: {sim.effects} side effects, "
+        f"{sim.duplicate_effects} of them duplicates, {sim.lost} jobs lost."
+    )
+    explain = html[
+        html.index('id="explain"') : html.index("</section>", html.index('id="explain"'))
+    ]
+    assert said in explain and "Nothing yet" not in explain
+    card = html[html.index('id="lesson"') : html.index("</section>", html.index('id="lesson"'))]
+    assert said in card and 'href="#simulator"' in card
+    assert "redeliveries included" in html
+    # The fix is the idempotent consumer: its badge and the settings line agree.
+    html = post(client, "q-sem", "run", scenario="delivery-semantics", fixed="1").text
+    assert queue.settings.dedup and "fix ON" in html and "dedup ON" in html
+    assert "dedup OFF" not in html
+
+
+def test_the_copy_says_what_really_happens(client: FlaskClient, lab_of: Any) -> None:
+    # The armed crash in the select's own words.
+    html = post(client, "q-copy", "settings", setting="crash_at", crash_at="after_record").text
+    assert "Armed crash (fires once): after the record, before the ack." in html
+    assert "after_record." not in html
+    # An idle call: no broken "passed on —" sentence.
+    html = post(client, "q-copy", "work").text
+    assert "passed on —" not in html and "found no visible message" in html
+    # Dedup off: the explanation does not claim a record.
+    post(client, "q-copy", "settings", setting="crash_at", crash_at="none")
+    post(client, "q-copy", "enqueue", job="42")
+    html = post(client, "q-copy", "work").text
+    assert "recording nothing (dedup is off)" in html and "recorded it" not in html
+
+
+def test_the_last_lesson_says_all_done(client: FlaskClient, lab_of: Any) -> None:
+    ws = lab_of("q-done")
+    names = ("redelivery", "duplicate-job", "at-most-once", "outbox",
+             "delivery-semantics", "poison-message")  # fmt: skip
+    for name in names[:-1]:
+        ws.open_lesson(name)
+        ws.queue.play(name)
+        ws.queue.play(name, fixed=True)
+    client.post("/lab/q-done?lesson=poison-message")
+    html = post(client, "q-done", "run", scenario="poison-message").text
+    assert "All done" not in html
+    html = post(client, "q-done", "run", scenario="poison-message", fixed="1").text
+    assert "All done: every queue lesson achieved (6 of 6)." in html
+
+
+def test_step_mode_from_the_api_is_shown_and_driven_on_the_page(
+    client: FlaskClient, lab_of: Any
+) -> None:
+    import threading
+
+    client.patch("/lab/q-step/queue/api/settings", json={"step_mode": True})
+    html = client.get("/lab/q-step/queue").text
+    assert "Step mode is on" in html and 'id="step-off"' in html
+    post(client, "q-step", "enqueue", job="42")
+    answers: list[Any] = []
+    worker_call = threading.Thread(target=lambda: answers.append(post(client, "q-step", "work")))
+    worker_call.start()
+    try:
+        lab = lab_of("q-step").queue
+        for _ in range(2000):  # until the work call stands at its first step
+            if lab.stepper.paused() and lab.stepper.paused()[0]["waiting"]:
+                break
+            threading.Event().wait(0.005)
+        request_id = lab.stepper.paused()[0]["request"]
+        html = client.get("/lab/q-step/queue/panels").text
+        assert f"Work call #{request_id}" in html and "stopped after receive" in html
+        html = post(client, "q-step", "step", request=str(request_id)).text
+        assert "stopped after side effect" in html
+        assert post(client, "q-step", "step", request="99").status_code == 404
+        assert post(client, "q-step", "step", go="1").status_code == 422
+    finally:
+        html = post(client, "q-step", "step", off="1").text
+        worker_call.join()
+    assert answers[0].status_code == 200
+    assert not lab.settings.step_mode and 'id="step"' not in html
+    assert [m["state"] for m in lab.state()["messages"]] == ["acked"]

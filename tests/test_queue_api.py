@@ -179,3 +179,33 @@ def test_step_mode_over_http(client: FlaskClient, lab_of: Any) -> None:
         client.post(f"{API}/step", json={"release_all": True})
         worker.join()
     assert answers[0].get_json()["outcome"] == "processed"
+
+
+@pytest.mark.parametrize(
+    ("body", "member", "says"),
+    [
+        (b'{"id": "j", "idempotency_key": "k", "payload": {"invoice_id": 1e400}}', "payload",
+         "out of range"),
+        (b'{"id": "j", "idempotency_key": "k"}', "payload", "is required"),
+    ],
+)  # fmt: skip
+def test_a_job_is_refused_for_what_is_really_wrong(
+    client: FlaskClient, body: bytes, member: str, says: str
+) -> None:
+    response = client.post(f"{API}/jobs", data=body, content_type="application/json")
+    assert response.status_code == 422
+    assert says in response.get_json()["errors"][member]
+    assert client.get(f"{API}/state").get_json()["messages"] == []
+
+
+def test_work_takes_no_body_but_none_or_an_empty_object(client: FlaskClient) -> None:
+    assert client.post(f"{API}/work").get_json()["outcome"] == "idle"
+    assert client.post(f"{API}/work", json={}).get_json()["outcome"] == "idle"
+    client.post(f"{API}/jobs", json=dict(EXAMPLE))
+    refused = client.post(f"{API}/work", json={"worker": 2})
+    assert (refused.status_code, refused.mimetype) == (422, "application/problem+json")
+    assert refused.get_json()["type"] == "/problems/invalid-work"
+    assert client.post(f"{API}/work", data="x", content_type="text/plain").status_code == 415
+    assert client.post(f"{API}/work", data="{", content_type="application/json").status_code == 400
+    # Nothing was worked by a refused call: the job is still ready.
+    assert [m["state"] for m in client.get(f"{API}/state").get_json()["messages"]] == ["ready"]

@@ -137,7 +137,11 @@ def test_a_bad_job_is_422_and_enqueues_nothing(body: Any) -> None:
 def test_the_articles_job_is_accepted_as_written() -> None:
     job = parse_job(dict(EXAMPLE))
     assert job.as_dict() == dict(EXAMPLE)
-    assert parse_job({"id": "j", "idempotency_key": "k"}).payload == {}
+    assert parse_job({"id": "j", "idempotency_key": "k", "payload": {}}).payload == {}
+    # No payload at all is a mistake, not an empty job: refused by name (422).
+    with pytest.raises(Problem) as refused:
+        parse_job({"id": "j", "idempotency_key": "k"})
+    assert refused.value.status == 422 and "payload" in refused.value.extra["errors"]
 
 
 @pytest.mark.parametrize(
@@ -230,7 +234,8 @@ def test_reset_empties_everything_but_the_settings(make_broker: Any) -> None:
     ("settings", "clicks", "words"),
     [
         ({}, ["work"], "No message was visible"),
-        ({}, ["enqueue", "work"], "sent the e-mail, recorded it and acked"),
+        ({}, ["enqueue", "work"], "sent the e-mail and acked, recording nothing (dedup is off)"),
+        ({"dedup": True}, ["enqueue", "work"], "sent the e-mail, recorded it and acked"),
         ({"dedup": True}, ["enqueue", "retry", "work", "work"], "already holds invoice:42:email"),
         ({"crash_at": "after_receive"}, ["enqueue", "work"], "right after receiving"),
         ({"crash_at": "after_effect"}, ["enqueue", "work"], "consumer's crash window"),

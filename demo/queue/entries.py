@@ -71,7 +71,8 @@ class WorkEntry(Entry):
     call (``"work"``) on the timeline.
 
     ``outcome`` is ``None`` while a work call runs; ``emails`` lists the e-mails this call
-    sent (the worker's and the relay's).
+    sent (the worker's and the relay's); ``trace_lines`` the line numbers, in
+    ``demo/queue/worker.py``, of the ``trace`` calls it passed (the code view's marks).
     """
 
     worker: str | None = None
@@ -85,6 +86,7 @@ class WorkEntry(Entry):
     dead_lettered: list[str] = field(default_factory=list)
     emails: list[str] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
+    trace_lines: list[int] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """The entry as JSON-ready values (``at`` in lab-clock s, times in ms)."""
@@ -102,6 +104,7 @@ class WorkEntry(Entry):
             "relay_crashed": self.relay_crashed,
             "dead_lettered": list(self.dead_lettered),
             "emails": list(self.emails),
+            "trace_lines": list(self.trace_lines),
             "at": self.at,
             "duration_ms": None if self.duration_ms is None else round(self.duration_ms, 1),
             "steps": [

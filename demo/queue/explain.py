@@ -70,6 +70,12 @@ def _processed(entry: WorkEntry) -> str | Text:
             "%(worker)s received %(id)s, already acked by the broker, and sent the e-mail.",
             worker=entry.worker, id=entry.message_id,
         )  # fmt: skip
+    if not s.get("dedup"):
+        return Text(
+            "%(worker)s received %(id)s (receive %(n)s), sent the e-mail and acked, recording "
+            "nothing (dedup is off): the message is done.",
+            worker=entry.worker, id=entry.message_id, n=entry.receive_count,
+        )  # fmt: skip
     return Text(
         "%(worker)s received %(id)s (receive %(n)s), sent the e-mail, recorded it and acked: "
         "the message is done.",

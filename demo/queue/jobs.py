@@ -4,6 +4,7 @@ rules a job must follow to enter the queue (else 422)."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -53,7 +54,7 @@ def parse_job(body: object) -> Job:
     :param body: the decoded JSON body: an object with ``id`` and ``idempotency_key``
         (strings of 1-255 visible ASCII characters) and ``payload`` (a JSON object of at
         most 2,048 bytes as canonical JSON, whole numbers written as integers: ``42``, not
-        ``42.0``; ``{}`` when absent). No other member.
+        ``42.0``; every number finite: ``1e400`` is out of range). No other member.
     :raises Problem: 422 ``invalid-job`` naming every bad member; nothing is enqueued.
     """
     if not isinstance(body, Mapping):
@@ -66,10 +67,15 @@ def parse_job(body: object) -> Job:
         value = body.get(name)
         if not isinstance(value, str) or _NAME.fullmatch(value) is None:
             errors[name] = N_("must be 1-255 visible ASCII characters, without spaces")
-    payload = body.get("payload", {})
+    payload = body.get("payload")
     payload_json = ""
-    if not isinstance(payload, Mapping):
+    if "payload" not in body:
+        errors["payload"] = N_('is required (a JSON object, e.g. {"invoice_id": 42})')
+    elif not isinstance(payload, Mapping):
         errors["payload"] = N_("must be a JSON object")
+    elif _non_finite(payload):
+        # 1e400 parses as infinity: no JSON text can carry it back, so say what is wrong.
+        errors["payload"] = N_("holds a number out of range (past about 1.8e308)")
     elif _integral_float(payload):
         # 42 and 42.0 would be two payloads for one job: one rule, as for every number.
         errors["payload"] = N_("must write whole numbers as JSON integers (42, not 42.0)")
@@ -86,6 +92,16 @@ def parse_job(body: object) -> Job:
     if errors:
         raise _invalid(errors)
     return Job(str(body["id"]), str(body["idempotency_key"]), payload_json)
+
+
+def _non_finite(value: object) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, Mapping):
+        return any(_non_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_non_finite(v) for v in value)
+    return False
 
 
 def _integral_float(value: object) -> bool:

@@ -71,6 +71,7 @@ class QueueLab:
         self.fixed = False
         self.simulation: Simulation | None = None
         self.last_job: Job | None = None
+        self.last_batch: tuple[int, ...] = ()  # the entry ids of the last work_all()
         self.workers = Workers()
         self._guard = threading.RLock()
         self.world = self._new_world(self._make_broker())
@@ -139,9 +140,11 @@ class QueueLab:
 
     def work_all(self) -> list[WorkEntry]:
         """Every worker (``settings.workers``) takes a message at the same moment, each on
-        its own thread; returns their entries, in timeline order."""
-        done = all_at_once(self.settings.workers, self.work)
-        return sorted(done, key=lambda e: e.id)
+        its own thread; returns their entries, in timeline order (their ids stay in
+        ``last_batch``, so the page tells every worker's outcome)."""
+        done = sorted(all_at_once(self.settings.workers, self.work), key=lambda e: e.id)
+        self.last_batch = tuple(e.id for e in done)
+        return done
 
     def busy_workers(self) -> list[str]:
         """The workers running a work call now."""
@@ -248,7 +251,7 @@ class QueueLab:
         with self._guard:
             self.timeline.clear()
             self.world = self._new_world(self._make_broker())
-            self.simulation, self.last_job = None, None
+            self.simulation, self.last_job, self.last_batch = None, None, ()
         with contextlib.suppress(Problem):
             old.broker.clear()  # a Redis that went away: the old keys expire on their own
         self.touch()

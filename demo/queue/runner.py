@@ -4,8 +4,10 @@ crashed where a crash is armed."""
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any, Protocol
 
 from ..engine.clock import VirtualClock
@@ -20,6 +22,7 @@ from .settings import Settings
 from .worker import UnprocessableJob, Worker, consume
 
 _POINT_AT = {step: point for point, step in CRASH_STEPS.items()}
+_CONSUME = consume.__code__
 
 
 class WorkerCrash(BaseException):
@@ -104,6 +107,16 @@ def run_work(host: Host, world: World, worker: str, settings: Settings) -> WorkE
 
 def _tracer(host: Host, entry: WorkEntry, world: World, pause: Pause | None) -> Trace:
     def trace(step: str, /, **detail: Any) -> None:
+        # The code view marks the lines of consume() that really ran, not every line of a
+        # step's name: the trace call's own line, or the consume() line that called the
+        # helper (skip_duplicate) that traced.
+        caller: FrameType | None = sys._getframe(1)
+        for _ in range(3):
+            if caller is None or caller.f_code is _CONSUME:
+                break
+            caller = caller.f_back
+        if caller is not None and caller.f_code is _CONSUME:
+            entry.trace_lines.append(caller.f_lineno)
         if step == "receive":
             entry.message_id = detail.get("message_id")
             entry.job_id = detail.get("job_id")

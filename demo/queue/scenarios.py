@@ -64,8 +64,9 @@ SCENARIOS: dict[str, Scenario] = {
             name="redelivery",
             title=N_("Redelivery after a crash"),
             story=N_(
-                "The worker sends the e-mail, records it, and crashes before the ack. The "
-                "clock passes the visibility timeout and the broker delivers the message again."
+                "The worker sends the e-mail, passes its record step (with dedup off it "
+                "records nothing), and crashes before the ack. The clock passes the "
+                "visibility timeout and the broker delivers the message again."
             ),
             settings={"crash_at": "after_record"},
             fix={"dedup": True},
@@ -151,7 +152,7 @@ SCENARIOS: dict[str, Scenario] = {
                 "at-least-once: nothing is lost, and every lost ack repeats a side effect."
             ),
             settings={},
-            fix={},
+            fix={"dedup": True},  # the idempotent consumer: the page's switch says so too
             fix_text=N_(
                 "Exactly-once is at-least-once delivery plus an idempotent consumer: "
                 "run it again with the idempotent consumer."

@@ -69,9 +69,10 @@ def paths() -> dict[str, Any]:
             "parameters": [LAB_ID],
             "post": _op("One worker receives and processes one visible message; then the relay",
                         {"200": _json(_ref("WorkResult"), "What the work call did"),
-                         "429": PROBLEM},
+                         **bad_body, "429": PROBLEM},
                         description="A crash is an answer (200, outcome `crashed` or `lost`): "
-                        "the lab survives it and the message stays unacked. Any body is ignored."),
+                        "the lab survives it and the message stays unacked. It takes no body "
+                        "(or `{}`); a body with members is 422 `invalid-work`."),
         },
         f"{base}/step": {
             "parameters": [LAB_ID],
@@ -123,7 +124,7 @@ def _requests() -> dict[str, Any]:
     return {
         "Job": {
             "type": "object",
-            "required": ["id", "idempotency_key"],
+            "required": ["id", "idempotency_key", "payload"],
             "additionalProperties": False,
             "properties": {
                 "id": NAME,
@@ -132,7 +133,7 @@ def _requests() -> dict[str, Any]:
                     "type": "object",
                     "description": f"At most {MAX_PAYLOAD_BYTES} "
                     "bytes as canonical JSON, whole numbers as JSON integers (42, not "
-                    "42.0: 422); `{}` when absent",
+                    "42.0: 422); required",
                 },  # fmt: skip
             },
         },

@@ -83,6 +83,23 @@ def _simulation() -> dict[str, Any]:
     }
 
 
+def _step_form() -> dict[str, Any]:
+    """The step view's form: exactly one of a paused call's id, ``release_all`` or ``off``."""
+    return {
+        "oneOf": [
+            {
+                "properties": {
+                    "request": {"type": "string", "pattern": "^(0|[1-9][0-9]{0,17})$"},
+                    "to_end": {"enum": ["0", "1"]},
+                },
+                "required": ["request"],
+            },
+            {"properties": {"release_all": {"const": "1"}}, "required": ["release_all"]},
+            {"properties": {"off": {"const": "1"}}, "required": ["off"]},
+        ]
+    }
+
+
 def paths() -> dict[str, Any]:
     """The queue page's operations."""
     base = "/lab/{lab_id}/queue"
@@ -135,5 +152,13 @@ def paths() -> dict[str, Any]:
             "404",
             "422",
         ),  # fmt: skip
+        f"{base}/step": _post(
+            "Step mode (turned on through the API): step a paused work call (`to_end=1`: to "
+            "its end), release them all (`release_all=1`) or turn step mode off (`off=1`)",
+            _step_form(),
+            "404",
+            "409",
+            "422",
+        ),
         f"{base}/reset": _post("Start the queue lab afresh (settings kept)", None),
     }

@@ -264,7 +264,15 @@ function startProblems() {
   // Problem+json answers to htmx carry HX-Reswap: none and this event.
   document.body.addEventListener("lab-problem", function (evt) {
     const d = evt.detail || {};
-    showNotice((d.status ? d.status + " " : "") + (d.title || t("error")) + ": " + (d.detail || ""));
+    const text = (d.status ? d.status + " " : "") + (d.title || t("error")) + ": " + (d.detail || "");
+    showNotice(text);
+    // A form far down the page says it beside itself too, where the eye is.
+    const form = evt.target && evt.target.closest ? evt.target.closest("form") : null;
+    const slot = form ? form.querySelector("[data-problem-slot]") : null;
+    if (slot) {
+      slot.textContent = text;
+      slot.hidden = false;
+    }
   });
   // A dropped connection: the lost-response and crash faults do exactly this.
   document.body.addEventListener("htmx:sendError", function () {

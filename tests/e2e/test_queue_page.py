@@ -136,3 +136,16 @@ def test_a_bad_setting_is_refused_in_the_notice_and_changes_nothing(
     expect(page.locator("#notice")).to_contain_text("422")
     expect(page.locator("#notice")).to_contain_text("workers")
     assert live_server.lab(lab_id).queue.settings.workers == 1
+
+
+def test_a_refused_simulation_is_told_beside_the_simulator(page: Page, live_server: Any) -> None:
+    lab_id = open_queue(page, live_server, "sim422")
+    # A loss the form's own limits would stop, as a tampered form would send it.
+    page.evaluate("() => document.querySelector('#sim-loss').removeAttribute('max')")
+    page.fill("#sim-loss", "0.95")
+    page.click("#simulate")
+    problem = page.locator("#sim-problem")
+    expect(problem).to_contain_text("422")
+    expect(problem).to_contain_text("loss")
+    expect(problem).to_be_in_viewport()
+    assert live_server.lab(lab_id).queue.simulation is None

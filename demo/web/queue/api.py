@@ -68,8 +68,11 @@ def work() -> Response:
     """One worker receives and processes one visible message, then the relay runs: 200
     with the outcome (``processed``, ``duplicate_skipped``, ``crashed``, ``lost`` or
     ``idle``). A crash is an answer: the lab survives it, the message stays unacked.
-    429 when every worker is busy; 503 when the broker does not answer. A body, if
-    any, is ignored."""
+    429 when every worker is busy; 503 when the broker does not answer. It takes no
+    body: none, or ``{}`` as JSON; anything else is refused as for ``/jobs`` (415 for a
+    body that is not JSON, 400 for malformed JSON, 422 ``invalid-work`` for a member),
+    before any work is done."""
+    _no_body()
     entry = g.lab.queue.work()
     return jsonify(work_result(entry))
 
@@ -127,6 +130,18 @@ def work_result(entry: WorkEntry) -> dict[str, Any]:
 
 def _explained(entry: WorkEntry) -> list[str]:
     return [translate(sentence) for sentence in explain(entry)]
+
+
+def _no_body() -> None:
+    """Refuse a body other than none or ``{}``: a member sent here would be silently
+    ignored, and the sender would believe it took effect."""
+    if not request.content_length and request.headers.get("Transfer-Encoding") is None:
+        return  # no body at all: the page's and the README's call
+    if parse_json(_json_body()) != {}:
+        raise Problem(
+            422, "invalid-work", N_("Invalid work request"),
+            N_("POST .../work takes no body: send none, or {}. Settings go to PATCH .../settings."),
+        )  # fmt: skip
 
 
 def _json_body() -> bytes:

@@ -1,6 +1,6 @@
 """The code view: the consumer's real source (:func:`demo.queue.worker.consume`), read at
-run time with ``inspect``, each ``trace("…")`` line marked with its step, and the steps the
-last work call passed. What the attendee reads is what runs."""
+run time with ``inspect``, each ``trace("…")`` line marked with its step, and the lines the
+last work call really passed. What the attendee reads is what runs."""
 
 from __future__ import annotations
 
@@ -48,12 +48,14 @@ def consumer_lines() -> tuple[Line, ...]:
 def code_view(entry: dict[str, Any] | None) -> dict[str, Any]:
     """The code view for the last work call ``entry`` (its ``as_dict()``, or ``None``).
 
-    :returns: ``lines`` (:class:`Line`), ``passed`` (the steps it traced), ``at`` (the
-        step it stopped at: its last, where a crash or step mode holds it), ``crashed``
-        (True when a crash ended it there), ``worker`` and ``message_id``.
+    :returns: ``lines`` (:class:`Line`), ``passed`` (the numbers of the lines whose
+        ``trace`` call ran: only the branch really taken, e.g. not the lines under
+        ``if settings.outbox:`` with the outbox off), ``at`` (the number of the last of
+        them, where a crash or step mode holds it), ``crashed`` (True when a crash ended
+        it there), ``worker`` and ``message_id``.
     """
-    steps = [s["name"] for s in entry["steps"]] if entry else []
-    traced = [s for s in steps if s in {line.step for line in consumer_lines()}]
+    shown = {line.number for line in consumer_lines()}
+    traced = [n for n in (entry["trace_lines"] if entry else []) if n in shown]
     return {
         "lines": consumer_lines(),
         "passed": set(traced),

@@ -64,6 +64,8 @@ def panels_context(lab: Workspace) -> dict[str, Any]:
         "lanes": _lanes(recent, state["settings"]["workers"]),
         "headline": _headline(last),
         "explanation": explain(last) if last is not None and last.action == "work" else [],
+        "batch": _batch(entries, queue.last_batch),
+        "paused": queue.stepper.paused(),
         "earlier": [
             {"headline": _headline(e), "sentences": explain(e) if e.action == "work" else []}
             for e in entries[-EARLIER - 1 : -1][::-1]
@@ -73,6 +75,7 @@ def panels_context(lab: Workspace) -> dict[str, Any]:
         "chart": semantics_chart(state["simulation"]),
         "clock_offset": duration(lab.clock_offset_s()) if lab.clock_offset_s() else None,
         "OUTCOMES": OUTCOMES,
+        "CRASH_POINTS": CRASH_POINTS,
         "MESSAGE_STATES": MESSAGE_STATES,
         "STEP_NAMES": STEP_NAMES,
         "MODES": MODES,
@@ -114,6 +117,15 @@ def _lanes(entries: list[Any], workers: int) -> list[dict[str, Any]]:
     return lanes
 
 
+def _batch(entries: list[Any], batch: tuple[int, ...]) -> list[dict[str, Any]]:
+    """Every worker's call of "every worker at once", when it is the latest thing that
+    happened (else ``[]``): one headline and explanation per worker."""
+    if len(batch) < 2 or not entries or entries[-1].id != batch[-1]:
+        return []
+    chosen = [e for e in entries if e.id in batch]
+    return [{"headline": _headline(e), "sentences": explain(e)} for e in chosen]
+
+
 def _headline(entry: Any) -> str | Text | None:
     """The one line above the explanation: who did what to which message."""
     if entry is None:
@@ -137,6 +149,14 @@ OUTCOMES: dict[str, str] = {
     "published": N_("ENQUEUED"),
 }
 """A work call's outcome as its badge says it."""
+
+CRASH_POINTS: dict[str, str] = {
+    "after_receive": N_("after receive"),
+    "after_effect": N_("after the side effect"),
+    "after_record": N_("after the record, before the ack"),
+    "relay_after_send": N_("relay: after send, before marking sent"),
+}
+"""Each crash point in the settings select's words (the armed banner uses them too)."""
 
 MESSAGE_STATES: dict[str, str] = {
     "ready": N_("ready"),

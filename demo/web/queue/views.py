@@ -87,10 +87,10 @@ def work(lab_id: str) -> BaseResponse:
     :raises Problem: 429 ``workers-busy``; 503 ``broker-unavailable``.
     """
     lab = lab_to_write(lab_id)
-    every = request.form.get("every")
-    if every not in (None, "1"):
+    every = request.form.getlist("every")  # sent twice is ambiguous: refused too
+    if every not in ([], ["1"]):
         raise _bad_choice("every", {"1": None})
-    if every == "1":
+    if every == ["1"]:
         lab.queue.work_all()
     else:
         lab.queue.work()
@@ -162,6 +162,35 @@ def run_scenario(lab_id: str) -> BaseResponse:
     fixed = flag == "1"
     lab.apply_scenario(name, fixed=fixed, lab="queue")  # the clock back to now, too
     lab.queue.play(name, fixed=fixed)
+    return _answer(lab)
+
+
+@bp.post("/lab/<lab_id>/queue/step")
+def step(lab_id: str) -> BaseResponse:
+    """Step mode, as ``POST .../queue/api/step`` does (step mode itself is turned on
+    through the API): form field ``request`` (a paused work call's id) lets it go on one
+    step, with ``to_end=1`` to its end; ``release_all=1`` lets every paused call finish;
+    ``off=1`` turns step mode off, which releases them all too.
+
+    :raises Problem: 404 when the call is not paused, 409 when it is not at a step, 422
+        for another form.
+    """
+    lab = lab_to_write(lab_id)
+    queue, form = lab.queue, request.form
+    # Exactly one of the three forms: two at once would be ambiguous.
+    off, release = form.get("off") == "1", form.get("release_all") == "1"
+    stepping = _INTEGER.fullmatch(form.get("request", "")) is not None
+    if off + release + stepping != 1:
+        raise _bad_choice("request", {"<id>": None, "release_all=1": None, "off=1": None})
+    if off:
+        queue.update_settings({"step_mode": False})
+    elif release:
+        queue.release_all()
+    elif form.get("to_end", "0") in ("0", "1"):
+        request_id = int(form["request"])  # plain digits: checked above
+        queue.stepper.settle(request_id, queue.step(request_id, to_end=form.get("to_end") == "1"))
+    else:
+        raise _bad_choice("request", {"<id>": None, "release_all=1": None, "off=1": None})
     return _answer(lab)
 
 
