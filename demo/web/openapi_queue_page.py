@@ -100,9 +100,8 @@ def _step_form() -> dict[str, Any]:
     }
 
 
-def paths() -> dict[str, Any]:
-    """The queue page's operations."""
-    base = "/lab/{lab_id}/queue"
+def _reads(base: str) -> dict[str, Any]:
+    """The page, and the panels it polls."""
     since = {"name": "since", "in": "query", "schema": {"type": "string"},
              "description": "The version the page shows: 204 while it is current"}  # fmt: skip
     return {
@@ -118,6 +117,14 @@ def paths() -> dict[str, Any]:
                 parameters=[since],
             ),
         },
+    }
+
+
+def paths() -> dict[str, Any]:
+    """The queue page's operations."""
+    base = "/lab/{lab_id}/queue"
+    return {
+        **_reads(base),
         f"{base}/enqueue": _post(
             "The producer enqueues a job (the article's by default)",
             {"properties": {"job": {"enum": list(JOBS)}}},
