@@ -196,7 +196,7 @@ PAGES = {"/lab/{lab_id}", "/lab/{lab_id}/panels", "/lab/{lab_id}/sequence.svg"}
 """HTML pages ignore query values they do not use (a link with a stray parameter opens),
 and so does the POST that applies a link's offer (``run=null`` just runs nothing)."""
 PAGES |= {"/lab/{lab_id}/retries", "/lab/{lab_id}/retries/panels"}
-PAGES |= {"/lab/{lab_id}/natural"}
+PAGES |= {"/lab/{lab_id}/natural", "/lab/{lab_id}/queue"}
 FORMS = {"/lab/{lab_id}/retries/run", "/lab/{lab_id}/retries/storm"}
 SENT_WITHOUT = {"/lab/{lab_id}/queue/work"}
 """Form posts where the fuzzer's own form encoding can drop a field it counts as sent (a

@@ -373,3 +373,32 @@ def test_step_mode_from_the_api_is_shown_and_driven_on_the_page(
     assert answers[0].status_code == 200
     assert not lab.settings.step_mode and 'id="step"' not in html
     assert [m["state"] for m in lab.state()["messages"]] == ["acked"]
+
+
+def test_a_lesson_link_on_the_queue_page_is_offered_and_opens_there() -> None:
+    """``/lab/<id>/queue?lesson=redelivery``: the GET only offers it (nothing changes); the
+    offer's POST opens the lesson and lands back on the queue page."""
+    from demo import create_app
+
+    app = create_app({"DEFAULT_LATENCY_MS": 0})
+    client = app.test_client()
+    html = client.get("/lab/ql1/queue?lesson=redelivery").get_data(as_text=True)
+    assert 'id="offer"' in html and "lesson=redelivery" in html
+    assert len(app.extensions["labs"]) == 0  # the GET made no lab
+    answer = client.post("/lab/ql1?lesson=redelivery", headers={"Origin": "http://localhost"})
+    assert answer.status_code == 303 and answer.headers["Location"].endswith("/lab/ql1/queue")
+    lab = app.extensions["labs"].get("ql1")
+    assert lab.lesson is not None and lab.lesson.name == "redelivery"
+    assert lab.queue.scenario is not None and lab.queue.scenario.name == "redelivery"
+
+
+def test_a_scenario_link_on_the_queue_page_is_sent_on_with_its_lab() -> None:
+    from demo import create_app
+
+    client = create_app({"DEFAULT_LATENCY_MS": 0}).test_client()
+    answer = client.get("/lab/ql2/queue?scenario=at-most-once")
+    assert answer.status_code == 303
+    assert "lab=queue" in answer.headers["Location"]
+    html = client.get(answer.headers["Location"]).get_data(as_text=True)
+    assert 'id="offer"' in html and "lab=queue" in html
+    assert client.get("/lab/ql2/queue?scenario=race&lab=queue").status_code == 404

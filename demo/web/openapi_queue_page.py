@@ -100,6 +100,22 @@ def _step_form() -> dict[str, Any]:
     }
 
 
+def _links() -> list[dict[str, Any]]:
+    """The page's link parameters: each only offers its change, which a POST makes."""
+    flag = {"enum": ["0", "1"]}
+
+    def query(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
+        return {"name": name, "in": "query", "schema": schema, "description": description}
+
+    return [
+        query("scenario", {"enum": [*SCENARIOS, "none"]}, "Offers this scenario"),
+        query("lab", {"enum": ["queue"]}, "The lab a link's scenario belongs to"),
+        query("fixed", flag, "With `scenario`: offers it with its fix on (`1`)."),
+        query("lesson", {"type": "string"}, "Offers this lesson of the path"),
+        query("present", flag, "Offers presenter mode on (`1`) or off (`0`)."),
+    ]
+
+
 def _reads(base: str) -> dict[str, Any]:
     """The page, and the panels it polls."""
     since = {"name": "since", "in": "query", "schema": {"type": "string"},
@@ -107,7 +123,14 @@ def _reads(base: str) -> dict[str, Any]:
     return {
         base: {
             "parameters": [LAB_ID],
-            "get": _page("The queue lab's page (a GET creates no lab)", {"200": _html("The page")}),
+            "get": _page(
+                "The queue lab's page (a GET creates no lab); a link's change is only offered",
+                {
+                    "200": _html("The page"),
+                    "303": {"description": "A link without lab=queue, sent on with it"},
+                },
+                parameters=_links(),
+            ),
         },
         f"{base}/panels": {
             "parameters": [LAB_ID],

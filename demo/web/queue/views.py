@@ -21,6 +21,7 @@ from ...queue.scenarios import NEXT_JOB, POISON_JOB, SCENARIOS
 from ...queue.settings import Settings
 from ...workspace import Workspace
 from .. import is_htmx, lab_to_read, lab_to_write
+from ..links import check_names, offer
 from ..nav import PAGES
 from .panels import panels_context, poll_s
 
@@ -34,15 +35,24 @@ ADVANCES_S = (31, 60)
 
 
 @bp.get("/lab/<lab_id>/queue")
-def page(lab_id: str) -> str:
+def page(lab_id: str) -> BaseResponse | str:
     """The queue lab's page: the producer, the settings, the workers, and the panels.
 
-    :raises Problem: 404 for a bad lab id; 503 ``broker-unavailable``.
+    A GET changes nothing (RFC 9110 §9.2.1): a link's ``?lesson=``, ``?scenario=`` or
+    ``?present=`` is offered as a button that POSTs it (a link without ``lab=queue`` is
+    sent on to the same address with it, so its scenario is this lab's and it lands here).
+
+    :raises Problem: 404 for a bad lab id, or an unknown scenario or lesson; 503
+        ``broker-unavailable``.
     """
     lab = lab_to_read(lab_id)
+    check_names(request.args.get("lesson"), request.args.get("scenario"), "queue")
+    if {"scenario", "present"} & set(request.args) and "lab" not in request.args:
+        return redirect(PAGES["queue"].url(lab_id, **request.args.to_dict(), lab="queue"), 303)
     return render_template(
         "queue/lab.html",
         current_lab="queue",
+        offer=offer(lab),
         scenarios=SCENARIOS.values(),
         poll_s=poll_s(),
         **panels_context(lab),
