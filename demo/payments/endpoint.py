@@ -78,15 +78,18 @@ class ChargeEndpoint:
 
     def __init__(self, lab: Lab) -> None:
         self.lab = lab
+        self.follow = True
 
     def create_charge(
-        self, key_header: list[str], body: bytes, *, action: str = "API"
+        self, key_header: list[str], body: bytes, *, action: str = "API", follow: bool = True
     ) -> tuple[Response, RequestEntry]:
         """Handle ``POST /api/charges``: validate, then charge at most once per key.
 
         :param key_header: every ``Idempotency-Key`` header value sent (usually 0 or 1).
         :param body: the raw JSON body.
         :param action: the button that sent it, for the timeline only (``"Pay"``, ``"Retry"``…).
+        :param follow: the page's current order becomes this charge's (``False`` for
+            another lab's client: its orders are not the page's intent).
         :returns: the response and the request's log entry. Status 201 (charged), the
             stored status (replayed), 400/422 (invalid, nothing stored), 409 (key reused
             with another body, or in use; 422 or 400 under other profiles), 402 (declined,
@@ -97,6 +100,7 @@ class ChargeEndpoint:
         :raises Problem: 429 in step mode past the caps on paused requests
             (:meth:`~demo.engine.stepping.StepMode.take_slot`); nothing is logged or run then.
         """
+        self.follow = follow
         settings = self.lab.settings  # one consistent snapshot for the whole request
         if settings.step_mode:
             self.lab.stepper.take_slot()  # 429 past the caps: before anything is logged or run
@@ -235,7 +239,8 @@ class ChargeEndpoint:
         if key is None and settings.require_key:
             raise missing_key()
         charge = entry.charge = parse_charge(body)
-        self.lab.current_order = charge.order_id  # every tab's page follows the intent
+        if self.follow:
+            self.lab.current_order = charge.order_id  # every tab's page follows the intent
         trace("validate", ok=True)
         if key is None:
             # No key, no protection: every call charges.

@@ -141,15 +141,16 @@ SCENARIOS: dict[str, Scenario] = {
             (N_("Press Run: the server answers 429 with Retry-After: 3, then serves."),),
             N_(
                 "The client waits only its own backoff and comes back before the server asked "
-                "it to: under load, that retry is refused again."
+                "it to: each early retry is refused with 429 again, until the attempts run "
+                "out and the client gives up."
             ),
             N_("Respect Retry-After: wait at least the seconds the server gave."),
             ("run",),
             policy={"respect_retry_after": False},
             faults=(429, "ok"),
             fix_policy={"respect_retry_after": True},
-            expect={"max_wait_ms": 3000},
-            fix_expect={"max_wait_ms": 3000},
+            expect={"max_wait_ms": 3000, "outcome": "charged"},
+            fix_expect={"max_wait_ms": 3000, "outcome": "charged"},
         ),
         Scenario(
             "jitter",
