@@ -290,7 +290,7 @@ class RetriesLab:
         self.reset()
         with self._guard:
             self.policy = Policy.parse(scenario.policy_for(fixed))
-            self.faults = scenario.faults or DEFAULT_FAULTS
+            self.faults = scenario.faults_for(fixed) or DEFAULT_FAULTS
             self.storm_request = scenario.storm_for(fixed)
             self.scenario, self.fixed = scenario, fixed
         self.touch()
@@ -346,6 +346,7 @@ class RetriesLab:
             return []
         if storm is not None and "results" in storm:  # "all": the scenario's strategy's
             wanted = scenario.storm_for(self.fixed).get("strategy")
+            wanted = scenario.watch if wanted == "all" else wanted
             storm = next((r for r in storm["results"] if r["strategy"] == wanted), None)
         return scenario.expected(self.fixed, run.as_dict() if run else None, storm)
 

@@ -136,7 +136,10 @@ def _check(name: str, value: object) -> str | Text | None:
                 ),
             )
     else:
-        return N_("unknown member")
+        return Text(
+            "is not a policy member (they are: %(names)s)",
+            names="max_attempts, strategy, base_ms, cap_ms, retry_on, respect_retry_after, same_key",
+        )
     return None
 
 
