@@ -181,3 +181,84 @@ def test_one_storm_per_lab_and_a_few_per_process(held_storms: tuple[threading.Ev
         thread.join(WAIT_S)
     assert all(lab.last_storm is not None for lab in labs[:MAX_STORMS])
     assert labs[-1].storm(STORM)["calls"] > 0  # the slots are given back
+
+
+def open_scenario(client: FlaskClient, lab: str, name: str, fixed: bool) -> None:
+    flag = "&fixed=1" if fixed else ""
+    answer = client.post(f"/lab/{lab}?scenario={name}{flag}&lab=retries")
+    assert answer.status_code == 303
+
+
+def test_lesson_one_shows_a_declined_card_is_final(client: FlaskClient) -> None:
+    """Item 5: the lesson promised "why a declined card is final" but only showed 400s."""
+    open_scenario(client, "rf5", "retry-policy", fixed=True)
+    answer = client.post("/lab/rf5/retries/api/run", json={}).get_json()
+    assert [a["status"] for a in answer["attempts"]] == [402]
+    assert answer["outcome"] == "final_error" and answer["charges"] == 0
+    lesson = client.post("/lab/rf5?lesson=retry-policy")
+    assert lesson.status_code == 303
+    assert "A declined card (402) ended the run at once" in client.get("/lab/rf5/retries").text
+
+
+def test_the_jitter_fix_shows_every_strategy_side_by_side(client: FlaskClient) -> None:
+    """Item 6: the fix replaced the exponential chart with a full-jitter one on other axes."""
+    open_scenario(client, "rf6", "jitter", fixed=True)
+    state = client.get("/lab/rf6/retries/api/state").get_json()
+    answer = client.post("/lab/rf6/retries/api/storm", json=state["storm_request"]).get_json()
+    assert {r["strategy"] for r in answer["results"]} >= {"exponential", "full_jitter"}
+    page = client.get("/lab/rf6/retries").text
+    assert 'data-strategy="exponential"' in page and 'data-strategy="full_jitter"' in page
+    full = next(r for r in answer["results"] if r["strategy"] == "full_jitter")
+    row = client.get("/lab/rf6/retries/api/state").get_json()["expected"][0]
+    assert row["actual"] == full["calls"]
+
+
+def test_the_budget_storm_names_its_budget_and_explains_gave_up(client: FlaskClient) -> None:
+    """Item 7: "Gave up 995" unexplained; the peak 9980.0 in the card, 9980 in the table."""
+    open_scenario(client, "rf7", "retry-budget", fixed=True)
+    state = client.get("/lab/rf7/retries/api/state").get_json()
+    assert client.post("/lab/rf7/retries/api/storm", json=state["storm_request"]).status_code == 200
+    page = client.get("/lab/rf7/retries").text
+    assert "with a retry budget: 10 tokens, 5 a second" in page
+    assert "a level above decides when to try again" in page
+    peak = re.search(r'data-expected="peak_load".*?class="actual-value">([^<]*)<', page, re.S)
+    assert peak and re.fullmatch(r"\d+", peak[1]), peak
+
+
+@pytest.mark.parametrize(
+    ("name", "before", "after"),
+    [
+        ("lost-response-retry", "retries with a new key", "retries with the same key"),
+        ("jitter", "retrying with exponential backoff", "every strategy side by side"),
+    ],
+)
+def test_the_steps_describe_the_lab_with_the_fix_on(
+    client: FlaskClient, name: str, before: str, after: str
+) -> None:
+    """Item 8: after Apply the fix, the steps still described the unfixed lab."""
+    open_scenario(client, "rf8", name, fixed=False)
+    page = client.get("/lab/rf8/retries").text
+    assert before in page and after not in page
+    open_scenario(client, "rf8", name, fixed=True)
+    page = client.get("/lab/rf8/retries").text
+    assert after in page and before not in page
+
+
+def test_the_card_presses_its_own_step_and_apply_waits_for_a_run(client: FlaskClient) -> None:
+    """Item 12: Storm was below the fold, and Apply the fix was primary before any run."""
+    assert client.post("/lab/rf9?lesson=jitter").status_code == 303
+    page = client.get("/lab/rf9/retries").text
+    card = page[page.index('id="lesson"') :]
+    assert re.search(r'form="storm-form" data-card-action="storm" class="primary"', card)
+    assert not re.search(r'form="lesson-apply-fix"[^>]*class="primary"', card)
+    state = client.get("/lab/rf9/retries/api/state").get_json()
+    client.post("/lab/rf9/retries/api/storm", json=state["storm_request"])
+    card = client.get("/lab/rf9/retries").text
+    assert re.search(r'form="lesson-apply-fix"[^>]*class="primary"', card)
+
+
+def test_an_unknown_storm_member_says_so_in_a_sentence(client: FlaskClient) -> None:
+    """Item 12: "Fix the storm: foo unknown member." read as a typo."""
+    answer = client.post("/lab/rf10/retries/api/storm", json={"foo": 1})
+    assert answer.status_code == 422
+    assert "foo is not a storm member (they are: model, strategy" in answer.get_json()["detail"]
