@@ -74,22 +74,20 @@ class Lab(Protocol):
 
 
 class ChargeEndpoint:
-    """The charge endpoint of ``lab``: :meth:`create_charge` serves one request."""
+    """The charge endpoint of ``lab``: :meth:`create_charge` serves one request;
+    ``follow`` ``False`` (another lab's client) leaves the page's current order alone."""
 
-    def __init__(self, lab: Lab) -> None:
-        self.lab = lab
-        self.follow = True
+    def __init__(self, lab: Lab, follow: bool = True) -> None:
+        self.lab, self.follow = lab, follow
 
     def create_charge(
-        self, key_header: list[str], body: bytes, *, action: str = "API", follow: bool = True
+        self, key_header: list[str], body: bytes, *, action: str = "API"
     ) -> tuple[Response, RequestEntry]:
         """Handle ``POST /api/charges``: validate, then charge at most once per key.
 
         :param key_header: every ``Idempotency-Key`` header value sent (usually 0 or 1).
         :param body: the raw JSON body.
         :param action: the button that sent it, for the timeline only (``"Pay"``, ``"Retry"``…).
-        :param follow: the page's current order becomes this charge's (``False`` for
-            another lab's client: its orders are not the page's intent).
         :returns: the response and the request's log entry. Status 201 (charged), the
             stored status (replayed), 400/422 (invalid, nothing stored), 409 (key reused
             with another body, or in use; 422 or 400 under other profiles), 402 (declined,
@@ -100,7 +98,6 @@ class ChargeEndpoint:
         :raises Problem: 429 in step mode past the caps on paused requests
             (:meth:`~demo.engine.stepping.StepMode.take_slot`); nothing is logged or run then.
         """
-        self.follow = follow
         settings = self.lab.settings  # one consistent snapshot for the whole request
         if settings.step_mode:
             self.lab.stepper.take_slot()  # 429 past the caps: before anything is logged or run
@@ -239,8 +236,8 @@ class ChargeEndpoint:
         if key is None and settings.require_key:
             raise missing_key()
         charge = entry.charge = parse_charge(body)
-        if self.follow:
-            self.lab.current_order = charge.order_id  # every tab's page follows the intent
+        if self.follow:  # every tab's page follows the intent
+            self.lab.current_order = charge.order_id
         trace("validate", ok=True)
         if key is None:
             # No key, no protection: every call charges.

@@ -138,7 +138,7 @@ def _check(name: str, value: object) -> str | Text | None:
     else:
         return Text(
             "is not a policy member (they are: %(names)s)",
-            names="max_attempts, strategy, base_ms, cap_ms, retry_on, respect_retry_after, same_key",
+            names=", ".join(f.name for f in fields(Policy)),
         )
     return None
 
