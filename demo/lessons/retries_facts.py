@@ -160,10 +160,10 @@ def wasted_retry(ev: Evidence) -> bool:
     return any(a.retried and a.status in MISTAKES for r in ev.runs for a in r.attempts)
 
 
-def final_at_once(ev: Evidence) -> bool:
-    """A run got a 4xx no retry can change and stopped there: one attempt, final."""
+def declined_final(ev: Evidence) -> bool:
+    """A declined card (402) ended a run at its first attempt: final, not retried."""
     return any(
-        r.outcome == "final_error" and len(r.attempts) == 1 and r.attempts[0].status in MISTAKES
+        r.outcome == "final_error" and len(r.attempts) == 1 and r.attempts[0].status == 402
         for r in ev.runs
     )
 

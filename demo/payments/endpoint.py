@@ -74,10 +74,11 @@ class Lab(Protocol):
 
 
 class ChargeEndpoint:
-    """The charge endpoint of ``lab``: :meth:`create_charge` serves one request."""
+    """The charge endpoint of ``lab``: :meth:`create_charge` serves one request;
+    ``follow`` ``False`` (another lab's client) leaves the page's current order alone."""
 
-    def __init__(self, lab: Lab) -> None:
-        self.lab = lab
+    def __init__(self, lab: Lab, follow: bool = True) -> None:
+        self.lab, self.follow = lab, follow
 
     def create_charge(
         self, key_header: list[str], body: bytes, *, action: str = "API"
@@ -235,7 +236,8 @@ class ChargeEndpoint:
         if key is None and settings.require_key:
             raise missing_key()
         charge = entry.charge = parse_charge(body)
-        self.lab.current_order = charge.order_id  # every tab's page follows the intent
+        if self.follow:  # every tab's page follows the intent
+            self.lab.current_order = charge.order_id
         trace("validate", ok=True)
         if key is None:
             # No key, no protection: every call charges.

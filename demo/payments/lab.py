@@ -106,11 +106,11 @@ class PaymentsLab:
     # -- the charge endpoint -----------------------------------------------------------
 
     def create_charge(
-        self, key_header: list[str], body: bytes, *, action: str = "API"
+        self, key_header: list[str], body: bytes, *, action: str = "API", follow: bool = True
     ) -> tuple[Response, RequestEntry]:
         """``POST /api/charges``: see :meth:`.endpoint.ChargeEndpoint.create_charge`."""
         # A fresh endpoint per request: it holds the lab, the lab never holds it (no cycle).
-        return ChargeEndpoint(self).create_charge(key_header, body, action=action)
+        return ChargeEndpoint(self, follow).create_charge(key_header, body, action=action)
 
     def claim_fault(self, fault: str, world: World) -> bool:
         """Fire a one-shot fault: True once if it is armed, and disarm it. A request from

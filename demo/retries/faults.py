@@ -4,13 +4,16 @@
 lab (which charges) and loses the answer on the way back, so the client sees a network
 error; a status (``503``, ``429``…) is answered by this layer itself, in front of the
 payment lab, as an overloaded server or a proxy would: the request never reaches it.
-Attempts past the end of the plan are ``"ok"``.
+Attempts past the end of the plan are ``"ok"``. A planned 429 is a rate limiter's: an
+attempt that comes back before its ``Retry-After`` has passed (on the lab's virtual clock)
+is answered 429 again, and does not move on in the plan.
 """
 
 from __future__ import annotations
 
+import math
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..engine.problems import Problem
@@ -69,20 +72,39 @@ def _bad_faults(where: str, why: Text) -> Problem:
 
 class FaultLayer:
     """A :class:`~.transport.Transport` that applies ``plan`` to the requests it
-    forwards to ``transport``, one fault per request, in order. Thread-safe."""
+    forwards to ``transport``, one fault per request, in order. Thread-safe.
 
-    def __init__(self, plan: tuple[Fault, ...], transport: Transport) -> None:
+    :param clock: now, in s (the lab's virtual clock): a request before the last 429's
+        ``Retry-After`` has passed is refused with 429 again (RFC 6585 §4). Without a
+        clock, every request takes the next fault.
+    """
+
+    def __init__(
+        self,
+        plan: tuple[Fault, ...],
+        transport: Transport,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
         self.plan = plan
         self.transport = transport
+        self.clock = clock
         self.sent = 0
+        self.not_before: float | None = None
+        """When the last 429 lets the client back in (clock's s), or ``None``."""
         self._guard = threading.Lock()
 
     def __call__(
         self, method: str, path: str, headers: Mapping[str, str], body: Any, /
     ) -> tuple[int, Mapping[str, str], Any]:
         with self._guard:
+            now = self.clock() if self.clock else 0.0
+            if self.not_before is not None and now < self.not_before:
+                # Too early: the rate limiter refuses again, for the time still to wait.
+                return _too_many(math.ceil(self.not_before - now))
             fault = self.plan[self.sent] if self.sent < len(self.plan) else "ok"
             self.sent += 1
+            if fault == 429 and self.clock is not None:
+                self.not_before = now + RETRY_AFTER_S
         if fault == "ok":
             return self.transport(method, path, headers, body)
         if fault == "lose_response":
@@ -95,8 +117,16 @@ class FaultLayer:
             self.transport(method, path, headers, body)
             raise NetworkError("the response was lost on the way back")
         status = int(fault)
-        answer: dict[str, str] = {"Content-Type": "application/problem+json"}
         if status == 429:
-            answer["Retry-After"] = str(RETRY_AFTER_S)
-        # "about:blank": the status code says it all (RFC 9457 §4.2.1).
-        return status, answer, {"type": "about:blank", "status": status}
+            return _too_many(RETRY_AFTER_S)
+        return status, _PROBLEM, {"type": "about:blank", "status": status}
+
+
+_PROBLEM = {"Content-Type": "application/problem+json"}
+
+
+def _too_many(retry_after_s: int) -> tuple[int, Mapping[str, str], Any]:
+    """A 429 with ``Retry-After`` in s (RFC 6585 §4, RFC 9110 §10.2.3); "about:blank":
+    the status code says it all (RFC 9457 §4.2.1)."""
+    headers = {**_PROBLEM, "Retry-After": str(max(1, retry_after_s))}
+    return 429, headers, {"type": "about:blank", "status": 429}

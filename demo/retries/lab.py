@@ -22,16 +22,27 @@ from ..engine.text import N_, Text, translate
 from ..engine.timeline import Entry, Timeline
 from .client import Run, charge_with_retries
 from .faults import Fault, FaultLayer, parse_faults
+from .ledger import charges_for, payment_state
 from .policy import Policy
 from .scenarios import SCENARIOS, UNKNOWN, Scenario
 from .storm_input import storm_answer
-from .transport import NetworkError, Transport
+from .transport import Transport
 
 DEFAULT_FAULTS: tuple[Fault, ...] = ("lose_response", 503, "ok")
 """The free lab's fault plan: a lost answer, an overloaded server, then success."""
 
-AMOUNT, CURRENCY = 4200, "EUR"
-"""What each run charges (minor units: 42.00 EUR)."""
+AMOUNT, CURRENCY = 100_000, "VND"
+"""What each run charges, in the payment lab's own currency and units (VND has no minor
+unit, ISO 4217: 100,000 VND, like the payment lab's default order)."""
+
+MAX_STORMS = 2
+"""Storms simulated at once in the whole process (one per lab): a 1,000-client storm
+takes seconds of CPU, and the machine is shared by every attendee."""
+
+BUSY_RETRY_AFTER_S = 2
+"""The ``Retry-After`` (s) of a 409/429 for a run or storm refused while one is in flight."""
+
+_storms = threading.BoundedSemaphore(MAX_STORMS)
 
 MAX_RUNS = 50
 """Runs kept on the lab's timeline (a ring buffer)."""
@@ -117,6 +128,10 @@ class RetriesLab:
         self.rng = rng or random.Random()
         self._touch, self._finished = touch, finished
         self._guard = threading.RLock()
+        # One run and one storm at a time: a double click is one charge, not two.
+        self._running, self._storming = threading.Lock(), threading.Lock()
+        self._generation = 0
+        """Bumped by :meth:`reset`: a storm that started before it does not come back."""
         self.timeline: Timeline[RunEntry] = Timeline(max_log)
         self.policy = Policy()
         self.faults: tuple[Fault, ...] = DEFAULT_FAULTS
@@ -140,8 +155,10 @@ class RetriesLab:
             lab's ledger entries for this run's order, read before and after through its
             API (``GET /api/state``).
         :raises Problem: 422 for a bad policy or plan, 409 ``payment-lab-stepping`` while
-            the payment lab is in step mode (nothing changes); 502
-            ``payment-lab-unreachable`` when its state cannot be read.
+            the payment lab is in step mode (nothing changes); 409 ``run-in-flight`` with
+            ``Retry-After`` while another run of this lab is in flight (a double click:
+            one click, one charge); 502 ``payment-lab-unreachable`` when its state cannot
+            be read.
         """
         if not isinstance(request, Mapping) or not set(request) <= {"policy", "faults"}:
             raise Problem(
@@ -153,7 +170,21 @@ class RetriesLab:
         send = transport or self.transport
         if send is None:
             raise Problem(503, "no-server", N_("No server"), N_("The lab has no server to call."))
-        ledger = _payment_state(send, before=True)  # before anything changes
+        if not self._running.acquire(blocking=False):
+            raise Problem(
+                409,
+                "run-in-flight",
+                N_("A run is in flight"),
+                N_("This lab is already running a charge: one click, one run. Wait for it."),
+                retry_after_s=BUSY_RETRY_AFTER_S,
+            )
+        try:
+            return self._run(request, send)
+        finally:
+            self._running.release()
+
+    def _run(self, request: Mapping[str, Any], send: Transport) -> dict[str, Any]:
+        ledger = payment_state(send, before=True)  # before anything changes
         with self._guard:
             # Given members go on the defaults, so a run's policy does not depend on the
             # runs before it; without "policy" the lab's own (the page's form) is used.
@@ -165,17 +196,17 @@ class RetriesLab:
             entry.order_id = f"retry-{entry.id}-{self.rng.getrandbits(24):06x}"
             self.timeline.append(entry)
         self.touch()
-        before = _count(ledger, entry.order_id)
+        before = charges_for(ledger, entry.order_id)
         run = charge_with_retries(
             policy,
-            FaultLayer(faults, send),
+            FaultLayer(faults, send, self.clock),
             {"order_id": entry.order_id, "amount": AMOUNT, "currency": CURRENCY},
             new_key=self._new_key,
             sleep=self.clock.sleep,
             rng=self.rng,
             trace=entry.trace,
         )
-        after = _count(_payment_state(send), entry.order_id)
+        after = charges_for(payment_state(send), entry.order_id)
         last = LastRun(run, entry.order_id, after - before)
         entry.outcome, entry.charges = run.outcome, last.charges
         entry.finished = time.perf_counter()
@@ -190,10 +221,41 @@ class RetriesLab:
         """``POST /retries/api/storm``: simulate the storm ``request`` asks for (see
         :func:`~.storm_input.storm_answer` for its members and the answer).
 
-        :raises Problem: 422 for a bad request (nothing changes).
+        :raises Problem: 422 for a bad request (nothing changes); 409 ``storm-in-flight``
+            while this lab simulates one, 429 ``storms-busy`` while :data:`MAX_STORMS`
+            storms run in the process, both with ``Retry-After``.
         """
+        if not self._storming.acquire(blocking=False):
+            raise Problem(
+                409,
+                "storm-in-flight",
+                N_("A storm is in flight"),
+                N_("This lab is already simulating a storm: wait for it, then storm again."),
+                retry_after_s=BUSY_RETRY_AFTER_S,
+            )
+        try:
+            if not _storms.acquire(blocking=False):
+                raise Problem(
+                    429,
+                    "storms-busy",
+                    N_("Too many storms"),
+                    N_("Other labs are simulating storms right now: try again in a moment."),
+                    retry_after_s=BUSY_RETRY_AFTER_S,
+                )
+            try:
+                return self._storm(request)
+            finally:
+                _storms.release()
+        finally:
+            self._storming.release()
+
+    def _storm(self, request: object) -> dict[str, Any]:
+        with self._guard:
+            generation = self._generation
         answer = storm_answer(request)
         with self._guard:
+            if generation != self._generation:  # a reset came meanwhile: it wins
+                return answer
             self.storm_request = dict(request) if isinstance(request, Mapping) else {}
             self.last_storm = answer
         self.touch()
@@ -228,7 +290,7 @@ class RetriesLab:
         self.reset()
         with self._guard:
             self.policy = Policy.parse(scenario.policy_for(fixed))
-            self.faults = scenario.faults or DEFAULT_FAULTS
+            self.faults = scenario.faults_for(fixed) or DEFAULT_FAULTS
             self.storm_request = scenario.storm_for(fixed)
             self.scenario, self.fixed = scenario, fixed
         self.touch()
@@ -245,6 +307,7 @@ class RetriesLab:
     def reset(self) -> None:
         """Forget the runs and the storm; the policy and the fault plan stay."""
         with self._guard:
+            self._generation += 1
             self.timeline.clear()
             self.last_run = self.last_storm = None
         self.touch()
@@ -283,6 +346,7 @@ class RetriesLab:
             return []
         if storm is not None and "results" in storm:  # "all": the scenario's strategy's
             wanted = scenario.storm_for(self.fixed).get("strategy")
+            wanted = scenario.watch if wanted == "all" else wanted
             storm = next((r for r in storm["results"] if r["strategy"] == wanted), None)
         return scenario.expected(self.fixed, run.as_dict() if run else None, storm)
 
@@ -300,41 +364,3 @@ class RetriesLab:
                 "expected": self.expected(),
                 "runs": [e.as_dict() for e in self.runs()],
             }
-
-
-def _payment_state(send: Transport, *, before: bool = False) -> dict[str, Any]:
-    """The payment lab's state, through its public API (``GET /api/state``).
-
-    :param before: the run has not started: refuse it (409) if the payment lab is in step
-        mode, where every attempt would wait until stepped by hand (up to 120 s each).
-    :raises Problem: 502 ``payment-lab-unreachable`` if it cannot be read; 409
-        ``payment-lab-stepping`` (see ``before``).
-    """
-    try:
-        status, _, state = send("GET", "/api/state", {}, None)
-    except NetworkError:
-        status, state = 0, None
-    if status != 200 or not isinstance(state, dict) or not isinstance(state.get("charges"), list):
-        raise Problem(
-            502,
-            "payment-lab-unreachable",
-            N_("Payment lab unreachable"),
-            N_("The payment lab's state could not be read, so the run's charges are unknown."),
-        )
-    settings = state.get("settings")
-    if before and isinstance(settings, dict) and settings.get("step_mode") is True:
-        raise Problem(
-            409,
-            "payment-lab-stepping",
-            N_("Payment lab in step mode"),
-            N_(
-                "The payment lab is in step mode: every attempt would wait there until "
-                "stepped. Turn step mode off in the payment lab, then run again."
-            ),
-        )
-    return state
-
-
-def _count(state: dict[str, Any], order_id: str) -> int:
-    """How many charges the payment lab's ledger holds for ``order_id``."""
-    return sum(1 for c in state["charges"] if isinstance(c, dict) and c.get("order_id") == order_id)

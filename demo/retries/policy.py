@@ -136,7 +136,10 @@ def _check(name: str, value: object) -> str | Text | None:
                 ),
             )
     else:
-        return N_("unknown member")
+        return Text(
+            "is not a policy member (they are: %(names)s)",
+            names=", ".join(f.name for f in fields(Policy)),
+        )
     return None
 
 

@@ -23,7 +23,11 @@ class Scenario:
     :param policy: the policy's members this scenario sets (on the defaults).
     :param faults: the fault plan of each run.
     :param storm: the storm request (see :mod:`.storm_input`), for a storm scenario.
-    :param fix_policy: the policy's members the fix changes; ``fix_storm`` the storm's.
+    :param fix_policy: the policy's members the fix changes; ``fix_storm`` the storm's,
+        ``fix_faults`` the fault plan (empty: the same plan).
+    :param fix_steps: the steps with the fix on (empty: ``steps``): they describe the lab
+        as it is then.
+    :param watch: with ``"strategy": "all"``, the strategy whose numbers the card reads.
     :param expect: what the card checks, e.g. ``{"charges": 1}``, and ``fix_expect``
         with the fix; see :meth:`expected`.
     """
@@ -42,6 +46,17 @@ class Scenario:
     fix_storm: Mapping[str, Any] = field(default_factory=dict)
     expect: Mapping[str, Any] = field(default_factory=dict)
     fix_expect: Mapping[str, Any] = field(default_factory=dict)
+    fix_faults: tuple[str | int, ...] = ()
+    fix_steps: tuple[str, ...] = ()
+    watch: str = ""
+
+    def steps_for(self, fixed: bool) -> tuple[str, ...]:
+        """The steps, as the lab is with the fix applied or not."""
+        return (self.fix_steps or self.steps) if fixed else self.steps
+
+    def faults_for(self, fixed: bool) -> tuple[str | int, ...]:
+        """The fault plan, with the fix applied or not (empty: the lab's default)."""
+        return (self.fix_faults or self.faults) if fixed else self.faults
 
     def policy_for(self, fixed: bool) -> dict[str, Any]:
         """The policy members to set, with the fix applied or not."""
@@ -109,6 +124,13 @@ SCENARIOS: dict[str, Scenario] = {
             policy={"retry_on": [*_ALL_SAFE, *MISTAKES], "strategy": "exponential"},
             faults=(400, 400, 400, 400),
             fix_policy={"retry_on": _ALL_SAFE},
+            fix_faults=(402, 402, 402, 402),
+            fix_steps=(
+                N_(
+                    "Press Run: the card is declined (402) on every attempt; the client stops "
+                    "at the first answer, since a declined card is final."
+                ),
+            ),
             expect={"attempts": 1, "outcome": "final_error"},
             fix_expect={"attempts": 1, "outcome": "final_error"},
         ),
@@ -131,6 +153,12 @@ SCENARIOS: dict[str, Scenario] = {
             policy={"same_key": False},
             faults=("lose_response", "ok"),
             fix_policy={"same_key": True},
+            fix_steps=(
+                N_(
+                    "Press Run: the first attempt charges and its answer is lost; the client "
+                    "retries with the same key, and the server replays the first charge."
+                ),
+            ),
             expect={"charges": 1},
             fix_expect={"charges": 1, "outcome": "replayed"},
         ),
@@ -138,18 +166,30 @@ SCENARIOS: dict[str, Scenario] = {
             "retry-after",
             N_("Retry-After ignored"),
             N_("The server said when to come back: does the client listen?"),
-            (N_("Press Run: the server answers 429 with Retry-After: 3, then serves."),),
+            (
+                N_(
+                    "Press Run: the server answers 429 with Retry-After: 3, and refuses again "
+                    "any retry that comes sooner."
+                ),
+            ),
             N_(
                 "The client waits only its own backoff and comes back before the server asked "
-                "it to: under load, that retry is refused again."
+                "it to: each early retry is refused with 429 again, until the attempts run "
+                "out and the client gives up."
             ),
             N_("Respect Retry-After: wait at least the seconds the server gave."),
             ("run",),
             policy={"respect_retry_after": False},
             faults=(429, "ok"),
             fix_policy={"respect_retry_after": True},
-            expect={"max_wait_ms": 3000},
-            fix_expect={"max_wait_ms": 3000},
+            fix_steps=(
+                N_(
+                    "Press Run: the server answers 429 with Retry-After: 3; the client waits "
+                    "those 3 s, and the retry is served."
+                ),
+            ),
+            expect={"max_wait_ms": 3000, "outcome": "charged"},
+            fix_expect={"max_wait_ms": 3000, "outcome": "charged"},
         ),
         Scenario(
             "jitter",
@@ -160,10 +200,20 @@ SCENARIOS: dict[str, Scenario] = {
                 "Clients that failed together back off by the same amounts and collide again, "
                 "round after round: most of their calls are wasted."
             ),
-            N_("Add full jitter: a random wait up to the backoff spreads the clients out."),
+            N_(
+                "Add full jitter: a random wait up to the backoff spreads the clients out. "
+                "The fix storms every strategy at once, so the two charts sit side by side."
+            ),
             ("storm",),
             storm={"model": "contention", "clients": 100, "strategy": "exponential", "seed": 1},
-            fix_storm={"strategy": "full_jitter"},
+            fix_storm={"strategy": "all"},
+            fix_steps=(
+                N_(
+                    "Press Storm: the same 100 clients with every strategy side by side, on "
+                    "the same scales: exponential backoff in waves, full jitter spread out."
+                ),
+            ),
+            watch="full_jitter",
             expect={"calls": 1000},
             fix_expect={"calls": 1000},
         ),
@@ -176,7 +226,11 @@ SCENARIOS: dict[str, Scenario] = {
                 "Every failure is retried at once, so the load on a server that is already "
                 "down is many times the real demand."
             ),
-            N_("Add a retry budget: when its tokens run out, the error goes back to the caller."),
+            N_(
+                "Add a retry budget: when its tokens run out, the client gives up and the "
+                "error goes back to the caller (Gave up counts them); a level above decides "
+                "when to try again. The budget sheds load: the peak falls."
+            ),
             ("storm",),
             storm={
                 "model": "outage",
@@ -187,6 +241,12 @@ SCENARIOS: dict[str, Scenario] = {
                 "seed": 1,
             },
             fix_storm={"budget": {"burst": 10, "per_s": 5}},
+            fix_steps=(
+                N_(
+                    "Press Storm: the same outage, each client with a retry budget of 10 "
+                    "tokens and 5 a second: the retries stop when the tokens run out."
+                ),
+            ),
             expect={"peak_load": 1000},
             fix_expect={"peak_load": 1000},
         ),

@@ -66,7 +66,10 @@ def parse_storm(value: object) -> tuple[Storm, tuple[str, ...]]:
         elif name == "budget":
             members["budget"] = _budget(given, errors)
         elif name not in ("model", "strategy"):
-            errors[str(name)] = N_("unknown member")
+            errors[str(name)] = Text(
+                "is not a storm member (they are: %(names)s)",
+                names=", ".join(("model", "strategy", *RANGES, "budget")),
+            )
     if errors:
         raise _bad_storm(errors)
     chosen = STRATEGIES if strategy == "all" else (strategy,)

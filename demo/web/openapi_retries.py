@@ -74,7 +74,10 @@ def paths() -> dict[str, Any]:
                 "answered in front of the payment lab, `lose_response` reaches it and loses "
                 "the answer. Waits pass on the workspace's virtual clock, never in real "
                 "time. 409: the payment lab is in step mode (each attempt would wait until "
-                "stepped). 502: the payment lab's state could not be read to count the charges.",
+                "stepped), or `run-in-flight`: this lab already runs one (one click, one "
+                "charge), with `Retry-After`. The payment page's current order does not "
+                "follow the retry client's orders. 502: the payment lab's state could not be "
+                "read to count the charges.",
                 requestBody=_body("RetryRunRequest"),
             ),
         },
@@ -82,7 +85,15 @@ def paths() -> dict[str, Any]:
             "parameters": [LAB_ID],
             "post": _lab(
                 "Simulate a retry storm (deterministic for a seed)",
-                {"200": _json(_ref("StormAnswer"), "Calls, completion and load"), **BAD_BODY},
+                {
+                    "200": _json(_ref("StormAnswer"), "Calls, completion and load"),
+                    **BAD_BODY,
+                    "409": PROBLEM,
+                    "429": PROBLEM,
+                },
+                description="One storm per lab at a time (409 `storm-in-flight`) and a few "
+                "across the server (429 `storms-busy`), both with `Retry-After`. A reset "
+                "during a storm wins: the storm's answer is returned, not kept.",
                 requestBody=_body("StormRequest"),
             ),
         },
@@ -105,7 +116,8 @@ def schemas() -> dict[str, Any]:
             "maxItems": MAX_FAULTS,
             "items": {"enum": [*FAULT_NAMES, *FAULT_STATUSES]},
             "description": "What happens to each attempt in order; past the end, `ok`. A "
-            "planned 429 carries `Retry-After: 3`.",
+            "planned 429 carries `Retry-After: 3`, and an attempt before those 3 s (virtual "
+            "time) is answered 429 again without moving on in the plan.",
         },
         "RetryRunRequest": {
             "type": "object",

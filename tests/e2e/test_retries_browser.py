@@ -74,3 +74,20 @@ def test_a_lesson_is_achieved_in_the_browser(page: Page, live_server: Any, error
     expect(lesson.locator(".achieved")).to_contain_text("Lesson achieved")
     assert int(wait.inner_text().split()[0].replace(",", "")) >= 3000
     expect(page.locator("#path li.done")).to_have_count(1)
+
+
+def test_a_double_click_on_run_is_one_run_and_one_charge(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """A double click on Run charged twice, in a lab that teaches double-submit."""
+    lab_id = open_retries(page, live_server)
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    page.locator("button[data-action='run']").dblclick()
+    expect(page.locator("#run .run-headline")).to_be_visible()
+    # Both clicks were dispatched before the first answer came, so a second post, if any,
+    # was sent by now.
+    assert [u for u in posts if u.endswith("/retries/run")] == [posts[0]]
+    assert len(live_server.lab(lab_id).retries.runs()) == 1
+    assert order_charges(live_server, lab_id, page) == 1
+    expect(page.locator("button[data-action='run']")).to_be_enabled()

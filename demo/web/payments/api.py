@@ -50,6 +50,9 @@ def create_charge() -> Response:
         request.headers.getlist("Idempotency-Key"),
         body,
         action=request.headers.get("X-Lab-Action", "API"),
+        # The page follows its own buttons (htmx) and plain API calls; another lab's client
+        # (an X-Lab-Action without HX-Request, e.g. the retry lab's) does not move its order.
+        follow=is_htmx() or "X-Lab-Action" not in request.headers,
     )
     if not entry.delivered:
         return _drop_connection()

@@ -10,8 +10,10 @@ from ...lessons import CHAPTERS, Lesson
 from ...retries.faults import FAULT_NAMES, FAULT_STATUSES
 from ...retries.lab import RetriesLab
 from ...retries.policy import MISTAKES, SAFE_TO_RETRY, STRATEGIES
+from ...retries.policy import RANGES as POLICY_RANGES
 from ...retries.scenarios import SCENARIOS
 from ...retries.storm import MODELS
+from ...retries.storm_input import BUDGET_RANGES, RANGES
 from ...workspace import Workspace
 from ..nav import PAGES
 from .chart import storm_chart
@@ -96,6 +98,10 @@ def page_context(workspace: Workspace) -> dict[str, Any]:
         "chart": storm_chart(storm) if storm else None,
         "storm_form": storm_shown(state["storm_request"], STORM_DEFAULTS),
         "models": MODELS,
+        # The forms' min/max are the API's own ranges: one source for both.
+        "policy_ranges": POLICY_RANGES,
+        "storm_ranges": RANGES,
+        "budget_ranges": BUDGET_RANGES,
         "scenario": lab.scenario,
         "fixed": lab.fixed,
         "expected": state["expected"],
