@@ -56,6 +56,7 @@ SCENARIOS: dict[str, Scenario] = {
             ("Pay", "Retry with a new key"),
             settings={"fault": "lose_response"},
             fix={"fault": "lose_response"},
+            fix_badges=(N_("fix OFF: a new key per retry"), N_("fix ON: the same key")),
             fix_script=("Pay", "Retry"),
             fix_steps=(
                 N_("Press Pay: the server charges and saves, then the response is lost."),
@@ -109,6 +110,7 @@ SCENARIOS: dict[str, Scenario] = {
             ("Double-submit",),
             settings={"lock": False},
             fix={"lock": True},
+            fix_badges=(N_("fix OFF: Lock off"), N_("fix ON: Lock on")),
         ),
         Scenario(
             "slow-motion",
@@ -133,6 +135,7 @@ SCENARIOS: dict[str, Scenario] = {
             ("Double-submit",),
             settings={"lock": False, "step_mode": True},
             fix={"lock": True, "step_mode": True},
+            fix_badges=(N_("fix OFF: Lock off"), N_("fix ON: Lock on")),
             fix_steps=(
                 N_("Press Double-submit: both requests stop at their first step."),
                 N_(
@@ -164,6 +167,7 @@ SCENARIOS: dict[str, Scenario] = {
             ("Pay", "Retry"),
             settings={"fault": "crash_after_charge"},
             fix={"fault": "crash_after_charge", "recovery": "downstream_key"},
+            fix_badges=(N_("fix OFF: no downstream key"), N_("fix ON: downstream key")),
         ),
         Scenario(
             "in-flight",
@@ -218,6 +222,7 @@ SCENARIOS: dict[str, Scenario] = {
             N_("Keep keys longer than the retry horizon (here: TTL 72 h)."),
             ("Pay", "+25 h", "Retry"),
             fix={"ttl_s": 72 * 3600},
+            fix_badges=(N_("fix OFF: TTL 24 h"), N_("fix ON: TTL 72 h")),
             fix_steps=(
                 N_("Press Pay."),
                 N_("Press +25 h: the lab's clock jumps a day ahead, still within the 72 h TTL."),
@@ -238,6 +243,7 @@ SCENARIOS: dict[str, Scenario] = {
             ("Pay", "Retry"),
             settings={"instances": 2, "store_scope": "per_instance"},
             fix={"instances": 2, "store_scope": "shared"},
+            fix_badges=(N_("fix OFF: a store per instance"), N_("fix ON: one shared store")),
         ),
         Scenario(
             "decline",
@@ -352,6 +358,7 @@ SCENARIOS: dict[str, Scenario] = {
                 "email": "inline",
             },
             fix={"fault": "crash_after_charge", "recovery": "downstream_key", "email": "outbox"},
+            fix_badges=(N_("fix OFF: e-mail sent inline"), N_("fix ON: an outbox")),
             fix_steps=(
                 N_(
                     "Press Pay: the gateway charges, then the instance crashes before the record "
