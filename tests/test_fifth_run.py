@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import gettext
 import io
+import re
 
 import pytest
+from flask.testing import FlaskClient
 
+from demo import create_app
+from demo.lessons.engine import Progress
 from demo.lessons.payments import PATH
 from demo.payments.scenarios import SCENARIOS
+from demo.registry import LabRegistry
 from demo.web.i18n import TRANSLATIONS
 
 VI = gettext.GNUTranslations(io.BytesIO((TRANSLATIONS / "vi/LC_MESSAGES/messages.mo").read_bytes()))
@@ -32,3 +37,36 @@ def test_every_lesson_badge_names_what_the_fix_switched(name: str) -> None:
 def test_lesson_4_badge_says_the_lock_is_on() -> None:
     assert SCENARIOS["race"].badge_for(True) == "fix ON: Lock on"
     assert VI.gettext("fix ON: Lock on") == "cách sửa: BẬT, Lock bật"
+
+
+def _card(client: FlaskClient, lab_id: str, language: str) -> str:
+    answer = client.get(f"/lab/{lab_id}", headers={"Accept-Language": language})
+    assert answer.status_code == 200
+    found = re.search(r'<section id="lesson".*?</section>', answer.get_data(as_text=True), re.S)
+    assert found
+    return found.group(0)
+
+
+def _apply_fix_button(card: str) -> str:
+    found = re.search(r'<button type="submit" form="lesson-apply-fix"[^>]*>', card)
+    assert found
+    return found.group(0)
+
+
+@pytest.mark.parametrize("language", ["en", "vi"])
+def test_apply_the_fix_is_primary_only_once_the_first_check_is_met(language: str) -> None:
+    """Findings 1 and 3: before step 1, "Apply the fix" was the dark primary button; and
+    after a reload the page must know from the server that the case's steps are done."""
+    app = create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0})
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu5-primary")
+    lab.open_lesson("race")
+    client = app.test_client()
+    card = _card(client, lab.id, language)
+    assert 'data-steps-done="false"' in card
+    assert "primary" not in _apply_fix_button(card)
+    assert "data-apply-fix" in _apply_fix_button(card)
+    lab.progress["race"] = Progress(met_at={"lock-off-double": 0.0})
+    card = _card(client, lab.id, language)
+    assert 'data-steps-done="true"' in card
+    assert 'class="primary"' in _apply_fix_button(card)
