@@ -11,8 +11,13 @@ import pytest
 from flask.testing import FlaskClient
 
 from demo import create_app
+from demo.engine.stepping import PAUSED_MS
+from demo.engine.text import translate
+from demo.engine.timeline import Step
 from demo.lessons.engine import Progress
 from demo.lessons.payments import PATH
+from demo.payments.explain.doubles import _how_both_charged
+from demo.payments.requests import RequestEntry
 from demo.payments.scenarios import SCENARIOS
 from demo.registry import LabRegistry
 from demo.web.i18n import TRANSLATIONS
@@ -70,3 +75,22 @@ def test_apply_the_fix_is_primary_only_once_the_first_check_is_met(language: str
     card = _card(client, lab.id, language)
     assert 'data-steps-done="true"' in card
     assert 'class="primary"' in _apply_fix_button(card)
+
+
+def test_the_race_explanation_says_how_much_of_its_time_you_paused() -> None:
+    """Finding 4: lesson 5's explanation gave "+29897 ms" for a record save the attendee
+    had held up for 29.9 s: the think time is named, as the timeline's "paused by you"."""
+    first = RequestEntry(1, "Double-submit", started=10.0, key="k")
+    first.steps += [
+        Step("lookup", 3.0, {"hit": False}),
+        Step("charging", 5.0, {PAUSED_MS: 29_880.0}),
+        Step("record save", 29_897.0, {}),
+    ]
+    second = RequestEntry(2, "Double-submit", started=10.001, key="k")
+    second.steps += [Step("lookup", 4.0, {"hit": False})]
+    text = _how_both_charged(first, second)
+    english = translate(text)
+    assert "(+3 ms and +5 ms)" in english
+    assert "(+29897 ms, 29880 ms of it paused by you)" in english
+    vietnamese = translate(text, VI.gettext)
+    assert "29880 ms" in vietnamese and "paused by you" not in vietnamese
