@@ -9,6 +9,7 @@ import re
 
 import pytest
 from flask.testing import FlaskClient
+from test_step_mode import make, quiet, requests, step
 
 from demo import create_app
 from demo.engine.stepping import PAUSED_MS
@@ -21,6 +22,7 @@ from demo.payments.requests import RequestEntry
 from demo.payments.scenarios import SCENARIOS
 from demo.registry import LabRegistry
 from demo.web.i18n import TRANSLATIONS
+from demo.web.payments.panels import _step_context
 
 VI = gettext.GNUTranslations(io.BytesIO((TRANSLATIONS / "vi/LC_MESSAGES/messages.mo").read_bytes()))
 
@@ -94,3 +96,25 @@ def test_the_race_explanation_says_how_much_of_its_time_you_paused() -> None:
     assert "(+29897 ms, 29880 ms of it paused by you)" in english
     vietnamese = translate(text, VI.gettext)
     assert "29880 ms" in vietnamese and "paused by you" not in vietnamese
+
+
+def test_lane_b_says_it_is_about_to_wait_for_as_lock() -> None:
+    """Finding 4: after A took the lock and B's first step, lane B read "stopped after lock
+    wait" although B only blocks on its next step: the card names the lock's holder."""
+    lab = make(lock=True)
+    with requests(lab, 2):
+        step(lab, "A")  # lookup -> lock wait
+        step(lab, "A")  # -> lock acquire: A holds the lock
+        step(lab, "B")  # lookup -> lock wait: not blocked yet
+        quiet(lab)
+        lanes = {p["label"]: p for p in _step_context(lab)["paused"]}
+        assert lanes["B"]["step"] == "lock wait" and lanes["B"]["waiting"]
+        assert lanes["B"]["lock_holder"] == "A" and lanes["B"]["blocked_by"] is None
+        assert lanes["A"]["lock_holder"] is None
+        while step(lab, "A"):
+            pass  # A runs to its end and lets the lock go
+        step(lab, "B")
+        lanes = {p["label"]: p for p in _step_context(lab)["paused"]}
+        assert "A" not in lanes and lanes["B"]["lock_holder"] is None
+    msgid = "about to wait: %(label)s holds the key's lock, so this lane's next step waits for it"
+    assert "sắp phải chờ" in VI.gettext(msgid)
