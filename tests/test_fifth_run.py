@@ -118,3 +118,16 @@ def test_lane_b_says_it_is_about_to_wait_for_as_lock() -> None:
         assert "A" not in lanes and lanes["B"]["lock_holder"] is None
     msgid = "about to wait: %(label)s holds the key's lock, so this lane's next step waits for it"
     assert "sắp phải chờ" in VI.gettext(msgid)
+
+
+def test_lesson_3_second_case_and_lesson_8_say_why() -> None:
+    """Finding 6: lesson 3's second case read as a resend on the new key, its step 1 had no
+    purpose; lesson 8's Retry did not say why i2 serves it."""
+    steps = SCENARIOS["key-reuse"].steps_for(True)
+    assert "first order" in steps[0] and "first send" in steps[2]
+    assert "a different amount, under the new key" not in " ".join(steps)
+    retry = SCENARIOS["multi-instance"].steps_for(False)[1]
+    assert "round robin" in retry and "i2" in retry
+    for text in (*steps, retry):
+        assert VI.gettext(text) != text
+    assert "round robin" in VI.gettext(retry)

@@ -90,9 +90,12 @@ SCENARIOS: dict[str, Scenario] = {
             ("Pay", "Change amount"),
             fix_script=("Pay", "New order", "Change amount"),
             fix_steps=(
-                N_("Press Pay."),
+                N_("Press Pay: the first order is charged under its own key."),
                 N_("Press New order: a new intent, a new key."),
-                N_("Press Change amount & resend: a different amount, under the new key."),
+                N_(
+                    "Press Change amount & resend: the new order's first send, amount + 1,000, "
+                    "under its new key. Nothing is stored for that key yet, so it charges once."
+                ),
             ),
             fix_goal=N_("Give a new order its own key and see its new amount charge once."),
             defence=True,
@@ -233,7 +236,13 @@ SCENARIOS: dict[str, Scenario] = {
             "multi-instance",
             N_("Several instances, each with its own store"),
             N_("Retry through a round-robin balancer whose instances keep records in memory."),
-            (N_("Press Pay: instance i1 serves it."), N_("Press Retry: instance i2 serves it.")),
+            (
+                N_("Press Pay: instance i1 serves it."),
+                N_(
+                    "Press Retry: the load balancer takes turns (round robin), so instance i2 "
+                    "serves it."
+                ),
+            ),
             N_(
                 "i2 had never seen the key: dedup only in process memory does not survive a second "
                 "instance. (The instances live in one process here; the lab says which one served "
