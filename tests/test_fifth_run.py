@@ -131,3 +131,22 @@ def test_lesson_3_second_case_and_lesson_8_say_why() -> None:
     for text in (*steps, retry):
         assert VI.gettext(text) != text
     assert "round robin" in VI.gettext(retry)
+
+
+@pytest.mark.parametrize(("language", "words"), [("en", "Go further:"), ("vi", "Đi xa hơn:")])
+def test_the_wrap_up_points_to_the_other_labs(language: str, words: str) -> None:
+    """Finding 5: the wrap-up after ten of ten names the workspace's other labs."""
+    app = create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0})
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu5-wrap")
+    for lesson in PATH:
+        lab.progress[lesson.name] = Progress(met_at={c.id: 0.0 for c in lesson.checks})
+    answer = app.test_client().get(f"/lab/{lab.id}", headers={"Accept-Language": language})
+    html = answer.get_data(as_text=True)
+    wrap_up = html[
+        html.index("data-wrap-up") : html.index("</details>", html.index("data-wrap-up"))
+    ]
+    assert words in wrap_up
+    for page in ("natural", "retries", "queue"):
+        assert f'href="/lab/{lab.id}/{page}" data-go-further-lab="{page}"' in wrap_up
+    assert 'data-go-further-lab="payments"' not in wrap_up
