@@ -116,8 +116,8 @@ def test_lane_b_says_it_is_about_to_wait_for_as_lock() -> None:
         step(lab, "B")
         lanes = {p["label"]: p for p in _step_context(lab)["paused"]}
         assert "A" not in lanes and lanes["B"]["lock_holder"] is None
-    msgid = "about to wait: %(label)s holds the key's lock, so this lane's next step waits for it"
-    assert "sắp phải chờ" in VI.gettext(msgid)
+    msgid = "stopped after <b>%(step)s</b>: about to wait for %(label)s's lock"
+    assert "sắp phải chờ lock của" in VI.gettext(msgid)
 
 
 def test_lesson_3_second_case_and_lesson_8_say_why() -> None:
