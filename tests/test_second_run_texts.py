@@ -160,9 +160,11 @@ def test_lesson_1s_badge_says_the_fix_is_the_key(app: Flask, client: FlaskClient
     assert '<span class="fix-state on">fix ON: a stable key</span>' in lesson_card(
         page(client, "l1-badge", EN)
     )
-    # Another lesson's badge keeps its plain words.
+    # Another lesson's badge names its own fix (fifth run: lesson 4's, the Lock).
     the_lab.apply_scenario("race")
-    assert '<span class="fix-state off">fix OFF</span>' in lesson_card(page(client, "l1-badge", EN))
+    assert '<span class="fix-state off">fix OFF: Lock off</span>' in lesson_card(
+        page(client, "l1-badge", EN)
+    )
 
 
 def test_a_502_in_the_vietnamese_timeline_is_all_vietnamese(

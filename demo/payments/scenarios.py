@@ -56,6 +56,7 @@ SCENARIOS: dict[str, Scenario] = {
             ("Pay", "Retry with a new key"),
             settings={"fault": "lose_response"},
             fix={"fault": "lose_response"},
+            fix_badges=(N_("fix OFF: a new key per retry"), N_("fix ON: the same key")),
             fix_script=("Pay", "Retry"),
             fix_steps=(
                 N_("Press Pay: the server charges and saves, then the response is lost."),
@@ -89,9 +90,12 @@ SCENARIOS: dict[str, Scenario] = {
             ("Pay", "Change amount"),
             fix_script=("Pay", "New order", "Change amount"),
             fix_steps=(
-                N_("Press Pay."),
+                N_("Press Pay: the first order is charged under its own key."),
                 N_("Press New order: a new intent, a new key."),
-                N_("Press Change amount & resend: a different amount, under the new key."),
+                N_(
+                    "Press Change amount & resend: the new order's first send, amount + 1,000, "
+                    "under its new key. Nothing is stored for that key yet, so it charges once."
+                ),
             ),
             fix_goal=N_("Give a new order its own key and see its new amount charge once."),
             defence=True,
@@ -109,6 +113,7 @@ SCENARIOS: dict[str, Scenario] = {
             ("Double-submit",),
             settings={"lock": False},
             fix={"lock": True},
+            fix_badges=(N_("fix OFF: Lock off"), N_("fix ON: Lock on")),
         ),
         Scenario(
             "slow-motion",
@@ -133,6 +138,7 @@ SCENARIOS: dict[str, Scenario] = {
             ("Double-submit",),
             settings={"lock": False, "step_mode": True},
             fix={"lock": True, "step_mode": True},
+            fix_badges=(N_("fix OFF: Lock off"), N_("fix ON: Lock on")),
             fix_steps=(
                 N_("Press Double-submit: both requests stop at their first step."),
                 N_(
@@ -164,6 +170,7 @@ SCENARIOS: dict[str, Scenario] = {
             ("Pay", "Retry"),
             settings={"fault": "crash_after_charge"},
             fix={"fault": "crash_after_charge", "recovery": "downstream_key"},
+            fix_badges=(N_("fix OFF: no downstream key"), N_("fix ON: downstream key")),
         ),
         Scenario(
             "in-flight",
@@ -218,6 +225,7 @@ SCENARIOS: dict[str, Scenario] = {
             N_("Keep keys longer than the retry horizon (here: TTL 72 h)."),
             ("Pay", "+25 h", "Retry"),
             fix={"ttl_s": 72 * 3600},
+            fix_badges=(N_("fix OFF: TTL 24 h"), N_("fix ON: TTL 72 h")),
             fix_steps=(
                 N_("Press Pay."),
                 N_("Press +25 h: the lab's clock jumps a day ahead, still within the 72 h TTL."),
@@ -228,7 +236,13 @@ SCENARIOS: dict[str, Scenario] = {
             "multi-instance",
             N_("Several instances, each with its own store"),
             N_("Retry through a round-robin balancer whose instances keep records in memory."),
-            (N_("Press Pay: instance i1 serves it."), N_("Press Retry: instance i2 serves it.")),
+            (
+                N_("Press Pay: instance i1 serves it."),
+                N_(
+                    "Press Retry: the load balancer takes turns (round robin), so instance i2 "
+                    "serves it."
+                ),
+            ),
             N_(
                 "i2 had never seen the key: dedup only in process memory does not survive a second "
                 "instance. (The instances live in one process here; the lab says which one served "
@@ -238,6 +252,7 @@ SCENARIOS: dict[str, Scenario] = {
             ("Pay", "Retry"),
             settings={"instances": 2, "store_scope": "per_instance"},
             fix={"instances": 2, "store_scope": "shared"},
+            fix_badges=(N_("fix OFF: a store per instance"), N_("fix ON: one shared store")),
         ),
         Scenario(
             "decline",
@@ -352,6 +367,7 @@ SCENARIOS: dict[str, Scenario] = {
                 "email": "inline",
             },
             fix={"fault": "crash_after_charge", "recovery": "downstream_key", "email": "outbox"},
+            fix_badges=(N_("fix OFF: e-mail sent inline"), N_("fix ON: an outbox")),
             fix_steps=(
                 N_(
                     "Press Pay: the gateway charges, then the instance crashes before the record "

@@ -70,9 +70,12 @@ export function nextStep() {
     queueNextStep();
     return;
   }
-  // The page forgets how far the steps went when it reloads: an achieved lesson whose
-  // requests are on the timeline goes on to the next lesson rather than run them again.
-  const resumed = nextIndex === 0 && document.querySelector("#lesson .achieved") &&
+  // The page forgets how far the steps went when it reloads: the server's card says
+  // whether this case's steps are done (its first check met, or the lesson achieved), and
+  // with their requests on the timeline Next step goes on (the fix, the next lesson)
+  // rather than run them again.
+  const resumed = nextIndex === 0 &&
+    document.querySelector("#lesson[data-steps-done='true']") &&
     document.querySelector("#timeline .lane");
   if (!resumed && nextIndex < names.length) {
     const name = names[nextIndex];

@@ -232,7 +232,13 @@ function reachedWrapUp() {
   const details = document.querySelector("[data-wrap-up]");
   if (!reached || !details) return;
   details.open = true;
-  window.scrollBy({top: details.getBoundingClientRect().top - 8, behavior: "instant"});
+  // Its title at the top of the screen, and the lesson pills just above it out of view
+  // (8 px of margin left a sliver of them sliced at the top edge).
+  let above = details.getBoundingClientRect().top - 8;
+  document.querySelectorAll("#path > ol > li").forEach(function (pill) {
+    above = Math.max(above, Math.ceil(pill.getBoundingClientRect().bottom));
+  });
+  window.scrollBy({top: above, behavior: "instant"});
 }
 
 function startWrapUp() {

@@ -53,7 +53,7 @@ def test_lesson_5_achieved_with_the_lock_shows_the_numbers_takeaway_and_tally(
     )
     walk_with_next_step(page)
     page.get_by_role("button", name="Apply the fix", exact=True).click()
-    expect(page.locator("#lesson .fix-state")).to_have_text("fix ON")
+    expect(page.locator("#lesson .fix-state")).to_have_text("fix ON: Lock on")
     walk_with_next_step(page)
     expect(page.locator("#explain .headline")).to_contain_text("REPLAYED")
     expect(page.locator("#lesson .achieved")).to_contain_text("Lesson achieved")

@@ -103,7 +103,7 @@ def test_next_step_alone_plays_lesson_5_both_ways(
     expect(page.locator("[data-check='stepped-double']")).to_have_class(re.compile("met"))
     assert len(lab.payments.gateway.ledger()) == 2
     page.get_by_role("button", name="Apply the fix", exact=True).click()
-    expect(page.locator("#lesson .fix-state")).to_have_text("fix ON")
+    expect(page.locator("#lesson .fix-state")).to_have_text("fix ON: Lock on")
     walk_with_next_step(page)
     expect(page.locator("[data-check='stepped-once']")).to_have_class(re.compile("met"))
     assert len(lab.payments.gateway.ledger()) == 1

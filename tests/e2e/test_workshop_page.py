@@ -79,7 +79,7 @@ def test_next_step_walks_a_lesson_from_the_keyboard(
     page.keyboard.press(" ")  # Retry with a new key
     expect(page.locator("[data-check='new-key-double']")).to_have_class(re.compile("met"))
     page.keyboard.press(".")  # onward: Apply the fix
-    expect(page.locator("#lesson .fix-state")).to_have_text("fix ON")
+    expect(page.locator("#lesson .fix-state")).to_have_text("fix ON: the same key")
     page.keyboard.press(".")
     expect(page.locator("#notice")).to_contain_text("No response", timeout=10_000)
     page.keyboard.press(".")
@@ -245,7 +245,7 @@ def test_next_step_counts_the_buttons_you_pressed_yourself(
     expect(page.locator("[data-step-label]")).to_have_count(0, timeout=10_000)
     expect(page.locator("[data-check='stepped-double']")).to_have_class(re.compile("met"))
     page.keyboard.press(".")  # the Double-submit step is done: onward to the fix
-    expect(page.locator("#lesson .fix-state")).to_have_text("fix ON")
+    expect(page.locator("#lesson .fix-state")).to_have_text("fix ON: Lock on")
     assert len(live_server.lab(lab_id).payments.gateway.ledger()) == 0  # the fix starts afresh
 
 
@@ -266,7 +266,7 @@ def test_the_next_step_button_alone_walks_the_slow_motion_lesson(
     expect(page.locator("[data-check='stepped-double']")).to_have_class(re.compile("met"))
     assert len(live_server.lab(lab_id).payments.gateway.ledger()) == 2
     page.locator("#lesson [data-next-step]").click()  # onward: the fix, only when asked
-    expect(page.locator("#lesson .fix-state")).to_have_text("fix ON")
+    expect(page.locator("#lesson .fix-state")).to_have_text("fix ON: Lock on")
 
 
 def test_a_language_switch_in_one_tab_reloads_the_other(browser: Browser, live_server: Any) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ...engine.stepping import PAUSED_MS
 from ...engine.text import N_, Text
 from ..requests import RequestEntry
 from ..settings import Settings
@@ -40,11 +41,21 @@ def _how_both_charged(first: RequestEntry, second: RequestEntry) -> Text:
     """The race's steps, timed from the first request's arrival (``+12 ms``)."""
     origin = first.started
 
-    def at(entry: RequestEntry, step: str) -> str:
+    def at(entry: RequestEntry, step: str) -> str | Text:
         found = entry.step(step)
         if found is None:
             return "?"
-        return f"+{(entry.started - origin) * 1000 + found.at_ms:.0f} ms"
+        ms = f"{(entry.started - origin) * 1000 + found.at_ms:.0f}"
+        # In step mode the wall clock holds the attendee's think time (as the timeline's
+        # "paused by you" marks do): say how much of it, or the race reads as 30 s slow.
+        paused = sum(
+            float(s.detail.get(PAUSED_MS) or 0) for s in entry.steps if s.at_ms < found.at_ms
+        )
+        if paused >= 1:
+            return Text(
+                "+%(ms)s ms, %(paused)s ms of it paused by you", ms=ms, paused=f"{paused:.0f}"
+            )
+        return Text("+%(ms)s ms", ms=ms)
 
     lookup = second.step("lookup")
     if lookup is not None and lookup.detail.get("hit"):

@@ -203,6 +203,19 @@ def _step_context(lab: Workspace) -> dict[str, Any]:
     at: dict[str, list[str]] = {}
     for p in paused:
         p["found"] = _found(p, entries, labels)
+        # Stopped after "lock wait" with another lane holding the key's lock: it has not
+        # blocked yet, its next step does (the stepper says blocked_by only once it does).
+        p["lock_holder"] = next(
+            (
+                q["label"]
+                for q in paused
+                if q is not p
+                and q["idempotency_key"] == p["idempotency_key"]
+                and (e := entries.get(q["request"])) is not None
+                and e.step("lock acquire") is not None
+            ),
+            None,
+        )
         point = "lock#blocked" if p["blocked_by"] else where(p["step"], p["occurrence"])
         at.setdefault(point, []).append(p["label"])
     return {"paused": paused, "code_lines": handler_lines(), "at": at}
