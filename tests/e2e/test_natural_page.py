@@ -51,6 +51,9 @@ def test_with_a_window_a_reload_and_a_prefetch_count_once(
     lab_id, url = _lab(live_server)
     page.goto(f"{url}/natural")
     expect(_views(page)).to_have_text("1")
+    # The counter's refresh after the article's pixel loaded swaps the select out: a choice
+    # made on the old one before that swap would be lost with it.
+    page.wait_for_load_state("networkidle")
     page.locator("#pixel-window").select_option("1800")
     # The answer to the PATCH is swapped in: the setting is the server's now.
     expect(page.locator("#natural-pixel .hint")).to_contain_text("once per 1800 s")
