@@ -33,7 +33,11 @@ def walk_with_next_step(page: Page) -> None:
             return
         before = page.locator("#panels").get_attribute("data-version") or ""
         page.keyboard.press(".")
-        expect(page.locator("#panels")).not_to_have_attribute("data-version", before)
+        # A step waits on the server for the request to reach its next stop, then the
+        # panels swap: on a loaded machine that can take more than the default 5 s.
+        expect(page.locator("#panels")).not_to_have_attribute(
+            "data-version", before, timeout=20_000
+        )
     expect(page.locator("#step [data-step-label]")).to_have_count(0)
 
 
@@ -187,7 +191,11 @@ def test_lesson_5_card_order_matches_next_step_and_paused_is_not_over(
         settled(page)
         before = page.locator("#panels").get_attribute("data-version") or ""
         page.keyboard.press(".")
-        expect(page.locator("#panels")).not_to_have_attribute("data-version", before)
+        # A step waits on the server for the request to reach its next stop, then the
+        # panels swap: on a loaded machine that can take more than the default 5 s.
+        expect(page.locator("#panels")).not_to_have_attribute(
+            "data-version", before, timeout=20_000
+        )
         expect(page.locator(f".lane-{lane} .where")).to_contain_text(stopped)
     for lane in ("A", "B"):
         page.get_by_role("button", name=f"Run {lane} to the end", exact=True).click()
