@@ -7,6 +7,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from ..engine.problems import Problem
+from ..engine.settings import setting_errors
 from ..engine.text import N_, Reasons, Text
 
 CRASH_POINTS = ("after_receive", "after_effect", "after_record", "relay_after_send")
@@ -70,28 +71,7 @@ class Settings:
         """
         if not isinstance(changes, Mapping):
             raise _bad_settings({"body": N_("must be a JSON object of settings")})
-        errors: dict[str, str | Text] = {}
-        for name, value in changes.items():
-            if name not in self.__dataclass_fields__:
-                errors[str(name)] = N_("unknown setting")
-            elif isinstance(getattr(self, name), bool):
-                if not isinstance(value, bool):
-                    errors[name] = N_("must be true or false")
-            elif name in RANGES:
-                low, high = RANGES[name]
-                if (
-                    isinstance(value, bool)
-                    or not isinstance(value, int)
-                    or not low <= value <= high
-                ):
-                    errors[name] = Text(
-                        "must be an integer from %(low)s to %(high)s", low=low, high=high
-                    )
-            elif not isinstance(value, str) or value not in CHOICES[name]:
-                errors[name] = Text(
-                    "must be one of %(choices)s",
-                    choices=", ".join(f'"{c}"' for c in CHOICES[name]),
-                )
+        errors = setting_errors(self, changes, RANGES, CHOICES)
         if errors:
             raise _bad_settings(errors)
         return replace(self, **changes)
