@@ -201,6 +201,8 @@ def test_the_lessons_strip_opens_the_first_lesson(
     page.get_by_role("button", name="Start the lessons").click()
     expect(page.locator("#natural-lesson")).to_contain_text("SET survives a retry")
     expect(page.locator("#natural-lesson .checks li")).to_have_count(2)
+    # The article's pixel loads with the page and the counter then refreshes: read it after.
+    page.wait_for_load_state("networkidle")
     views = _views(page).inner_text()
     page.get_by_role("button", name="Show a hint").click()
     expect(page.locator("#natural-lesson .hints li")).to_have_count(1)
