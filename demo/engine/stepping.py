@@ -84,6 +84,9 @@ class StepMode:
         self._paused_slots = paused_slots
         self._touch = touch
         self._paused: OrderedDict[int, Pause] = OrderedDict()
+        self._finished: OrderedDict[int, Pause] = OrderedDict()
+        """Lanes whose request has ended, kept (at most ``max_paused``) until the next round:
+        "A finished: CHARGED" stays beside B, and B keeps its letter."""
         self._running = 0
         """Requests in step mode still running, from before a reset too (each holds a thread)."""
         self._guard = threading.RLock()
@@ -122,9 +125,12 @@ class StepMode:
                 self._paused_slots.release()
 
     def pause_for(self, entry: Entry) -> Pause:
-        """A lane for ``entry``, labelled with the first free letter."""
+        """A lane for ``entry``, labelled with the first free letter: a new round (no
+        lane paused) forgets the finished lanes and starts at A again."""
         with self._guard:
-            used = {p.label for p in self._paused.values()}
+            if not self._paused:
+                self._finished.clear()
+            used = {p.label for p in (*self._paused.values(), *self._finished.values())}
             label = next(lane_label(n) for n in itertools.count() if lane_label(n) not in used)
             pause = self._paused[entry.id] = Pause(entry, label)
         return pause
@@ -162,6 +168,9 @@ class StepMode:
         with self._guard:
             if self._paused.get(pause.entry.id) is pause:
                 del self._paused[pause.entry.id]
+                self._finished[pause.entry.id] = pause
+                while len(self._finished) > self._max_paused:
+                    self._finished.popitem(last=False)
 
     # -- the attendee's side -------------------------------------------------------
 
@@ -239,6 +248,16 @@ class StepMode:
         self.release_all()
         with self._guard:
             self._paused.clear()
+            self._finished.clear()
+
+    def finished(self) -> list[dict[str, Any]]:
+        """The lanes of this round whose request has ended, oldest first: ``{"request",
+        "label", "action"}`` (the page says how each ended, from the request's entry)."""
+        with self._guard:
+            return [
+                {"request": p.entry.id, "label": p.label, "action": p.entry.action}
+                for p in self._finished.values()
+            ]
 
     def paused(self) -> list[dict[str, Any]]:
         """The requests in step mode, oldest first: where each stands, and whom it waits

@@ -84,6 +84,7 @@ class PaymentsLab:
 
     def _fresh(self) -> None:
         """New stores, gateway and mailbox; the order back to 42."""
+        self.left: tuple[Scenario, int] | None = None  # scenario left, its last request id
         self.deployment = Deployment(
             count=self.settings.instances,
             scope=self.settings.store_scope,
@@ -166,11 +167,12 @@ class PaymentsLab:
         new intent, not a replay of the lesson's record under settings it no longer has."""
         self.update_settings(self._base_settings.as_dict())
         with self._guard:
+            entries = self.requests()
+            if self.scenario is not None and entries:
+                self.left = (self.scenario, entries[-1].id)
             self.scenario, self.fixed = None, False
             self.client = dict(DEFAULT_CLIENT)
-            sent = any(
-                e.charge and e.charge.order_id == self.current_order for e in self.requests()
-            )
+            sent = any(e.charge and e.charge.order_id == self.current_order for e in entries)
         if sent:
             self.new_order_id(self.current_order)
         self.touch()

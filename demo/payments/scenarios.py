@@ -143,8 +143,9 @@ SCENARIOS: dict[str, Scenario] = {
                 N_("Press Double-submit: both requests stop at their first step."),
                 N_(
                     "Step A twice, until it holds the lock (stopped after lock acquire). Then "
-                    "step B twice: B is blocked, waiting for A's lock. Run A to its end, then "
-                    "step B on: it takes the lock, stops after lookup again, and replays."
+                    "step B twice: B is blocked, waiting for A's lock. Run A to its end: B "
+                    "takes the lock at once. Step B on: it stops after lookup again, and "
+                    "replays."
                 ),
             ),
         ),

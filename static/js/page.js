@@ -31,3 +31,11 @@ export function hideNotice() {
   const notice = byId("notice");
   if (notice) notice.hidden = true;
 }
+
+// The top of the screen the page's content can use: below presenter mode's header, which
+// stays on screen (sticky) above the results column; 0 elsewhere.
+export function screenTop() {
+  const header = document.querySelector("#page.present > .top");
+  if (!header || window.getComputedStyle(header).position !== "sticky") return 0;
+  return Math.max(0, header.getBoundingClientRect().bottom);
+}

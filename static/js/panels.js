@@ -1,7 +1,7 @@
 // The panels and what follows them: which render htmx may swap in, the clock line, the
 // settings form, presenter mode, step mode's lanes, the code view's line and the
 // sequence diagram as PNG.
-import { byId } from "./page.js";
+import { byId, screenTop } from "./page.js";
 
 // The panels htmx swaps in: never an older render over a newer one, and a page that
 // another tab made stale starts over.
@@ -50,10 +50,11 @@ function startClock() {
 }
 
 // Presenter mode: when requests stop in step mode, bring their lanes on screen (a
-// presenter remote cannot scroll) under the lesson's steps: the steps' top when the lanes
-// still fit below it, else the lanes' bottom at the fold, so the room reads the lesson's
-// instruction and the lanes together. A later step scrolls only when a lane has left the
-// screen: stepping never scrolls the instructions away.
+// presenter remote cannot scroll) with the code's line the lane stepped last stands on,
+// and above them the lesson's stepping instruction (which heads the step card then):
+// its top when all of that fits below it, else the code's line (and two lines after it)
+// at the fold, the lanes' top never above the screen. A later step scrolls only when a lane or that line has
+// left the screen: stepping keeps the room's view still while it can.
 
 let lanesShown = false;
 
@@ -62,15 +63,24 @@ function lanesScroll(first) {
   if (!lanes) return 0;
   const box = lanes.getBoundingClientRect();
   const fold = window.innerHeight - 8;
-  if (!first && box.top >= 0 && box.bottom <= fold) return 0;
-  const steps = document.querySelector("#page.present #lesson .lesson-steps") || byId("step");
-  const top = steps.getBoundingClientRect().top - 8;
-  return Math.min(Math.max(top, box.bottom - fold), box.top - 8);
+  const edge = screenTop();
+  const line = followedLine();
+  const lineBox = line && line.getBoundingClientRect();
+  const bottom = lineBox ? Math.max(box.bottom, lineBox.bottom + 2 * lineBox.height) : box.bottom;
+  // A pixel of rounding is not worth a jump of the room's view.
+  if (!first && box.top >= edge - 1 && bottom <= fold + 1 && (!lineBox || lineBox.top >= edge - 1)) {
+    return 0;
+  }
+  const steps = document.querySelector("#page.present #step .step-instruction") ||
+    document.querySelector("#page.present #lesson .lesson-steps") || byId("step");
+  const top = steps.getBoundingClientRect().top - edge - 8;
+  return Math.min(Math.max(top, bottom - fold), box.top - edge - 8);
 }
 
 function startPresenter() {
   document.body.addEventListener("htmx:afterSettle", function () {
     const step = document.querySelector("#page.present #step [data-step-label]");
+    if (step) followCode(); // the code box's own scroll first: the line's place depends on it
     const by = step ? lanesScroll(!lanesShown) : 0;
     if (by !== 0) window.scrollBy({top: by, behavior: "instant"});
     lanesShown = step !== null;
@@ -114,23 +124,34 @@ function startStepMode() {
 
 // The code view follows the current line: the line of the lane just stepped (else the
 // first marked line). A redraw keeps the code box where it was, and scrolls only when
-// that line is out of view, so the marker never vanishes below the box's edge.
+// that line is out of view (presenter mode: always to the same place), so the marker
+// never vanishes below the box's edge.
 
 let codeScroll = 0; // the code box's scrollTop before the swap replaced it
+
+// The code line the view follows: the lane stepped last's, else the first marked one.
+function followedLine() {
+  const code = document.querySelector("pre.code");
+  if (!code) return null;
+  const lane = lastSteppedLane();
+  const chip = lane && code.querySelector(".here .chip-" + lane);
+  return chip ? chip.closest(".line") : code.querySelector(".here");
+}
 
 function followCode() {
   const code = document.querySelector("pre.code");
   if (!code) return;
-  const lane = lastSteppedLane();
-  const chip = lane && code.querySelector(".here .chip-" + lane);
-  const line = chip ? chip.closest(".line") : code.querySelector(".here");
+  const line = followedLine();
   if (code.dataset.followed !== "true") {
     code.scrollTop = codeScroll; // the new box opens where the old one was
     code.dataset.followed = "true";
   }
   if (!line) return;
   const top = line.getBoundingClientRect().top - code.getBoundingClientRect().top;
-  if (top < 0 || top + line.offsetHeight > code.clientHeight) {
+  // Presenter mode: the line always stands a third of the way down the box, so the room's
+  // eyes stay put and the page need not scroll to it; elsewhere only when out of view.
+  const present = document.querySelector("#page.present") !== null;
+  if (present || top < 0 || top + line.offsetHeight > code.clientHeight) {
     code.scrollTop = Math.max(0, code.scrollTop + top - code.clientHeight / 3);
   }
   codeScroll = code.scrollTop;
@@ -234,9 +255,10 @@ function reachedWrapUp() {
   details.open = true;
   // Its title at the top of the screen, and the lesson pills just above it out of view
   // (8 px of margin left a sliver of them sliced at the top edge).
-  let above = details.getBoundingClientRect().top - 8;
+  const edge = screenTop();
+  let above = details.getBoundingClientRect().top - edge - 8;
   document.querySelectorAll("#path > ol > li").forEach(function (pill) {
-    above = Math.max(above, Math.ceil(pill.getBoundingClientRect().bottom));
+    above = Math.max(above, Math.ceil(pill.getBoundingClientRect().bottom - edge));
   });
   window.scrollBy({top: above, behavior: "instant"});
 }

@@ -6,6 +6,8 @@
 // the headline needs it; it scrolls up only to bring those back (after step mode's lanes,
 // which come first while requests are paused: panels.js, have gone).
 
+import { byId, screenTop } from "./page.js";
+
 function proofScroll() {
   const lesson = document.querySelector("#page.present #lesson");
   const headline = document.querySelector("#page.present #explain .headline");
@@ -17,9 +19,10 @@ function proofScroll() {
   const wanted = tally.getBoundingClientRect().bottom - fold; // the tally's last line in view
   // The check ticked last (checks are met in order) stays in view with the proof when both
   // fit; else the verdict's top does.
-  const numbers = verdict.getBoundingClientRect().top - 8; // the verdict's top in view
+  const edge = screenTop() + 8; // below the presenter's header, which stays on screen
+  const numbers = verdict.getBoundingClientRect().top - edge; // the verdict's top in view
   const met = lesson.querySelectorAll(".checks li.met");
-  const ticked = met.length ? met[met.length - 1].getBoundingClientRect().top - 8 : numbers;
+  const ticked = met.length ? met[met.length - 1].getBoundingClientRect().top - edge : numbers;
   const keep = wanted <= ticked ? ticked : numbers;
   const least = headline.getBoundingClientRect().bottom - fold; // the headline, whatever it costs
   const by = Math.max(Math.min(wanted, keep), least);
@@ -50,5 +53,43 @@ export function start() {
     dropped = false;
     const by = proofScroll();
     if (by !== 0) window.scrollBy({top: by, behavior: "instant"});
+    if (!document.querySelector("#page.present")) pointToOutcome();
   });
+  window.addEventListener("scroll", function () {
+    const button = byId("to-outcome");
+    if (button && !button.hidden && headlineInView()) button.hidden = true;
+  }, {passive: true});
+  document.addEventListener("click", function (evt) {
+    const button = evt.target.closest && evt.target.closest("#to-outcome");
+    if (!button) return;
+    const explain = byId("explain");
+    if (explain) explain.scrollIntoView({block: "start", behavior: "instant"});
+    button.hidden = true;
+  });
+}
+
+// Outside presenter mode the page never scrolls on its own (the reader may be reading
+// elsewhere), but an answer whose headline lands off screen (the page scrolled down to the
+// clock or the failure lab) is pointed to: a small button at that edge of the screen,
+// "↑ DOUBLE CHARGE — …", which brings the outcome into view.
+
+function headlineInView() {
+  const headline = document.querySelector("#explain .headline");
+  if (!headline) return true;
+  const box = headline.getBoundingClientRect();
+  return box.bottom > 0 && box.top < window.innerHeight;
+}
+
+function pointToOutcome() {
+  const button = byId("to-outcome");
+  const headline = document.querySelector("#explain .headline");
+  if (!button) return;
+  if (!headline || headlineInView()) {
+    button.hidden = true;
+    return;
+  }
+  const above = headline.getBoundingClientRect().bottom <= 0;
+  button.dataset.where = above ? "above" : "below";
+  button.textContent = (above ? "↑ " : "↓ ") + headline.textContent.trim();
+  button.hidden = false;
 }

@@ -58,11 +58,11 @@ def test_lesson_5_stepping_a_b_a_by_mouse_keeps_the_steps_on_screen(
         page.locator("#double-submit").click()
         expect(page.locator("[data-step-label=B]")).to_be_enabled()
         settled(page)
-        on_screen(page, "#lesson .lesson-steps li:nth-child(2)", "#step .step-lanes")
+        on_screen(page, "#step .step-instruction", "#step .step-lanes")
         scrolled = page.evaluate("window.scrollY")
         for label in ("A", "B", "A"):
             click_step(page, label)
-            on_screen(page, "#lesson .lesson-steps li:nth-child(2)", "#step .step-lanes")
+            on_screen(page, "#step .step-instruction", "#step .step-lanes")
             assert page.evaluate("window.scrollY") == scrolled, label
     finally:
         page.context.close()

@@ -69,8 +69,9 @@ def test_lesson_5_stepped_keeps_the_steps_and_lanes_then_shows_the_tally(
         page.locator("#double-submit").click()
         expect(page.locator("[data-step-label=B]")).to_be_enabled()
         settled(page)
-        # The step the lanes play (the card's second one) and the lanes, together.
-        on_screen(page, "#lesson .lesson-steps li:nth-child(2)", "#step .step-lanes")
+        # The step the lanes play (the card's second one, heading the step card in presenter
+        # mode) and the lanes, together.
+        on_screen(page, "#step .step-instruction", "#step .step-lanes")
         scrolled = page.evaluate("window.scrollY")
         seen_past = set()
         for _ in range(30):
@@ -80,7 +81,7 @@ def test_lesson_5_stepped_keeps_the_steps_and_lanes_then_shows_the_tally(
             if page.locator("#step [data-step-label]").count() == 0:
                 break
             # Stepping scrolls nothing away: the instruction and the lanes stay.
-            on_screen(page, "#lesson .lesson-steps li:nth-child(2)", "#step .step-lanes")
+            on_screen(page, "#step .step-instruction", "#step .step-lanes")
             assert page.evaluate("window.scrollY") == scrolled
             for label in ("A", "B"):
                 where = page.locator(f".lane-{label} .where")

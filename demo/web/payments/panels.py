@@ -14,7 +14,7 @@ from ...payments.explain import explain
 from ...payments.gateway import summarise
 from ...payments.idempotency import PROFILES
 from ...payments.requests import RequestEntry
-from ...payments.scenarios import SCENARIOS
+from ...payments.scenarios import SCENARIOS, Scenario
 from ...payments.store import Record
 from ...workspace import Workspace
 from ..filters import duration
@@ -98,6 +98,8 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
             **_now(lab, records),
         ),
         "first_click": first_click,
+        # Free play keeps a scenario's results: its answer is shown until a new request.
+        "left_from": _left_from(lab.payments.left, entries),
         # The last request sent no key: the per-key lock had nothing to lock.
         "keyless": bool(entries) and entries[-1].step("no key") is not None,
         "clusters": timeline(entries[-TIMELINE_LANES:]),
@@ -119,6 +121,11 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
         **_lesson_context(lab),
         **(_step_context(lab) if settings.step_mode or lab.payments.stepper.paused() else {}),
     }
+
+
+def _left_from(left: tuple[Scenario, int] | None, entries: list[RequestEntry]) -> Scenario | None:
+    """The scenario left for free play, while the last request shown is still its own."""
+    return left[0] if left and entries and entries[-1].id <= left[1] else None
 
 
 def _store_rows(
@@ -218,7 +225,14 @@ def _step_context(lab: Workspace) -> dict[str, Any]:
         )
         point = "lock#blocked" if p["blocked_by"] else where(p["step"], p["occurrence"])
         at.setdefault(point, []).append(p["label"])
-    return {"paused": paused, "code_lines": handler_lines(), "at": at}
+    # A lane whose request ended stays listed with its answer (A finished: CHARGED ch_0001)
+    # until the next round, so the room sees how it ended, not a lane that vanished.
+    finished = [
+        {**f, "entry": entries[f["request"]]}
+        for f in lab.payments.stepper.finished()
+        if f["request"] in entries and f["request"] not in labels
+    ]
+    return {"paused": paused, "finished": finished, "code_lines": handler_lines(), "at": at}
 
 
 _STATES = {
