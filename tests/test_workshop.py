@@ -348,3 +348,27 @@ def test_a_replay_refuses_lessons_and_hints_but_takes_its_language_and_presenter
     assert lab_of(location.rsplit("/", 1)[1]).progress == {}  # no hint was shown
     assert client.post(location + "/language", data={"language": "vi"}).status_code == 303
     assert client.post(location + "?present=1").status_code == 303
+
+
+def test_the_instructor_view_has_a_table_per_lab_chapter(
+    app: Flask, client: FlaskClient, lab_of: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The room's progress on every lab's lessons, not the payment lab's only: an achieved
+    operations lesson counts in the Operations table, under its own title."""
+    from demo.lessons import CHAPTERS, LESSONS
+    from demo.lessons.engine import Progress
+
+    monkeypatch.setattr("demo.registry.PROVEN_AFTER_S", 0.0)
+    client.post("/lab/room-ops-secret?lesson=set-vs-add")
+    pay(client, "room-ops-secret")  # used again: a lab in use
+    lab: Workspace = lab_of("room-ops-secret")
+    checks = [check.id for check in LESSONS["set-vs-add"].checks]
+    lab.progress["set-vs-add"] = Progress(met_at=dict.fromkeys(checks, 0.0))
+    html = client.get(f"/instructor?token={token(app)}").text
+    for lab_name, title in (("payments", "Payments"), ("natural", "Operations"),
+                            ("retries", "Retries"), ("queue", "Queue")):  # fmt: skip
+        assert f'id="room-{lab_name}">Lessons achieved: {title}</h2>' in html
+        for lesson in CHAPTERS[lab_name]:
+            assert f'data-lesson="{lesson.name}"' in html
+    row = html.split('data-lesson="set-vs-add"')[1].split("</tr>")[0]
+    assert '<td class="achieved-count">1</td>' in row and "SET survives a retry" in row

@@ -14,12 +14,12 @@ from werkzeug.wrappers import Response as BaseResponse
 from .. import history
 from ..engine.problems import Problem
 from ..engine.text import N_
-from ..lessons import PATH
+from ..lessons import CHAPTERS
 from ..payments.charges import parse_json
 from ..payments.gateway import summarise
-from ..payments.scenarios import SCENARIOS
 from ..workspace import Workspace
 from . import is_htmx, lab_to_read, lab_to_write, labs, read_body
+from .nav import LAB_PAGES
 from .payments.panels import panels_response
 from .shell import redirect_to_lab
 
@@ -167,13 +167,23 @@ def room() -> dict[str, Any]:
         intended += summary.intended
     return {
         "active": len(active),
-        "lessons": [
-            {"lesson": lesson, "achieved": sum(lesson.name in a for a in achieved)}
-            for lesson in PATH
+        # One table per lab's chapter, in the switcher's order.
+        "chapters": [
+            {
+                "page": page,
+                "rows": [
+                    {
+                        "lesson": lesson,
+                        "title": page.scenarios[lesson.name].title,
+                        "achieved": sum(lesson.name in a for a in achieved),
+                    }
+                    for lesson in CHAPTERS[page.lab]
+                ],
+            }
+            for page in LAB_PAGES
         ],
         "charged": charged,
         "intended": intended,
         "poll_s": current_app.config["POLL_S"],
-        "scenarios_by_name": SCENARIOS,
         "stats_url": url_for("workshop.instructor_stats", token=request.args.get("token")),
     }
