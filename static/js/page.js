@@ -20,11 +20,15 @@ export function t(key) {
   return strings[key] || key;
 }
 
-export function showNotice(text) {
+export function showNotice(text, reveal = true) {
   const notice = byId("notice");
   if (!notice) return;
   notice.textContent = text;
   notice.hidden = false;
+  // The only answer to what was just pressed, so on screen (presenter mode's client column
+  // scrolls on its own, and the notice sits under its buttons). Not when the panels tell
+  // it too (a lost response): the buttons then stay under the pointer.
+  if (reveal) notice.scrollIntoView({block: "nearest", behavior: "instant"});
 }
 
 export function hideNotice() {

@@ -253,8 +253,14 @@ function reachedWrapUp() {
   const details = document.querySelector("[data-wrap-up]");
   if (!reached || !details) return;
   details.open = true;
-  // Its title at the top of the screen, and the lesson pills just above it out of view
-  // (8 px of margin left a sliver of them sliced at the top edge).
+  if (!document.querySelector("#page.present")) {
+    // On a laptop the path's own heading ("10 of 10 achieved") stays above the rules.
+    const path = byId("path");
+    if (path) window.scrollBy({top: path.getBoundingClientRect().top - 8, behavior: "instant"});
+    return;
+  }
+  // Presenter mode: its title at the top of the screen, the closing slide, and the lesson
+  // pills just above it out of view (8 px of margin left a sliver of them sliced).
   const edge = screenTop();
   let above = details.getBoundingClientRect().top - edge - 8;
   document.querySelectorAll("#path > ol > li").forEach(function (pill) {

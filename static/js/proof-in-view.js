@@ -25,8 +25,20 @@ function proofScroll() {
   const ticked = met.length ? met[met.length - 1].getBoundingClientRect().top - edge : numbers;
   const keep = wanted <= ticked ? ticked : numbers;
   const least = headline.getBoundingClientRect().bottom - fold; // the headline, whatever it costs
-  const by = Math.max(Math.min(wanted, keep), least);
+  const by = uncut(Math.max(Math.min(wanted, keep), least), lesson, edge, keep);
   return keep >= 0 ? Math.max(by, 0) : by; // up only when those are above the screen
+}
+
+// A row of the lesson's buttons is never left half under the screen's top edge: the page
+// scrolls on past them when what must stay in view allows it.
+function uncut(by, lesson, edge, keep) {
+  const actions = lesson.querySelector(".lesson-actions");
+  if (!actions || by <= 0) return by;
+  const box = actions.getBoundingClientRect();
+  const top = edge - 8; // the header's bottom: a row just under it is out of view
+  const past = Math.ceil(box.bottom - top);
+  // keep leaves 8 px of margin under the header; the row after the buttons may use them.
+  return box.top - top < by && by < past && past <= keep + 8 ? past : by;
 }
 
 // A dropped connection (the crash and lost-response faults) answers nothing: the panels
@@ -35,6 +47,8 @@ let dropped = false;
 // A lesson can be marked achieved by a later redraw than the answer's (the last request
 // finishing in the background): its takeaway then pushes the proof down, so look again.
 let achievedBefore = false;
+// A charge was sent since the last answer was shown (Pay, Retry, Double-submit…).
+let charged = false;
 
 function achieved() {
   return document.querySelector("#page.present #lesson .achieved") !== null;
@@ -50,10 +64,18 @@ export function start() {
     const panels = document.getElementById("panels") !== null;
     const newlyAchieved = panels && !achievedBefore && achieved();
     if (!answer && !(dropped && panels) && !newlyAchieved) return;
+    const wasDropped = dropped;
     dropped = false;
     const by = proofScroll();
     if (by !== 0) window.scrollBy({top: by, behavior: "instant"});
-    if (!document.querySelector("#page.present")) pointToOutcome();
+    if (!document.querySelector("#page.present")) pointToOutcome(charged || (wasDropped && panels));
+    charged = false;
+  });
+  // Only a request's answer is pointed to: a clock or a settings change leaves the last
+  // answer where it was (pointing to it would read as the button's answer).
+  document.body.addEventListener("htmx:beforeRequest", function (evt) {
+    const elt = evt.detail && evt.detail.elt;
+    if (elt && elt.matches && elt.matches("[hx-post$='/api/charges']")) charged = true;
   });
   window.addEventListener("scroll", function () {
     const button = byId("to-outcome");
@@ -80,11 +102,13 @@ function headlineInView() {
   return box.bottom > 0 && box.top < window.innerHeight;
 }
 
-function pointToOutcome() {
+function pointToOutcome(answered) {
   const button = byId("to-outcome");
   const headline = document.querySelector("#explain .headline");
   if (!button) return;
-  if (!headline || headlineInView()) {
+  // Paused lanes are the answer in step mode (the step card is on screen with them).
+  const stepping = document.querySelector("#step [data-step-label]") !== null;
+  if (!answered || stepping || !headline || headlineInView()) {
     button.hidden = true;
     return;
   }

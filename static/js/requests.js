@@ -276,7 +276,7 @@ function startProblems() {
   });
   // A dropped connection: the lost-response and crash faults do exactly this.
   document.body.addEventListener("htmx:sendError", function () {
-    showNotice(t("no_response"));
+    showNotice(t("no_response"), false); // the panels' headline says it, on screen
     htmx.trigger(document.body, "lab-refresh");
   });
 }

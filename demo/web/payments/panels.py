@@ -223,6 +223,9 @@ def _step_context(lab: Workspace) -> dict[str, Any]:
             ),
             None,
         )
+        # Stopped after its gateway call: a new charge, or the gateway's replay of the first.
+        entry = entries.get(p["request"])
+        p["replayed"] = entry is not None and entry.step("gateway replay") is not None
         point = "lock#blocked" if p["blocked_by"] else where(p["step"], p["occurrence"])
         at.setdefault(point, []).append(p["label"])
     # A lane whose request ended stays listed with its answer (A finished: CHARGED ch_0001)
