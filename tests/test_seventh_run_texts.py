@@ -64,7 +64,7 @@ def test_the_failure_lab_says_what_its_buttons_armed_beside_them(language: str) 
 
     def armed_line() -> str:
         page = client.get("/lab/nu7-armed", headers=headers).get_data(as_text=True)
-        found = re.search(r'<p class="armed-now" role="status">(.*?)</p>', page, re.S)
+        found = re.search(r'<p class="armed-now" role="status"[^>]*>(.*?)</p>', page, re.S)
         assert found
         return found.group(1).strip()
 
@@ -79,5 +79,37 @@ def test_the_amount_says_vnd_has_no_decimals() -> None:
     """Finding 7: "(VND, minor units)", while VND has no minor unit (the README says so)."""
     app = create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0})
     page = app.test_client().get("/lab/nu7-vnd").get_data(as_text=True)
-    assert "(VND: whole đồng, no decimals)" in page and "minor units)" not in page
-    assert VI.gettext("(VND: whole đồng, no decimals)") != "(VND: whole đồng, no decimals)"
+    assert "(VND, no decimals)" in page and "minor units)" not in page
+    assert VI.gettext("(VND, no decimals)") != "(VND, no decimals)"
+
+
+@pytest.mark.parametrize("language", ["en", "vi"])
+def test_a_lane_at_respond_says_what_it_is_about_to_answer(language: str) -> None:
+    """The other seventh-run tester: with the lock on, B's lane read just "stopped after
+    respond", without saying it was about to replay."""
+    app = create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0})
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get(f"nu7-respond-{language}")
+    lab.payments.update_settings({"step_mode": True, "lock": True, "gateway_latency_ms": 0})
+    with requests(lab, 2):
+        while step(lab, "A"):
+            pass  # A charges and finishes, letting the lock go
+        for _ in range(10):
+            lane = next(p for p in quiet(lab) if p["label"] == "B")
+            if lane["step"] == "respond":
+                break
+            step(lab, "B")
+        card = _step_card(app, lab.id, language)
+    msgid = "stopped after <b>%(step)s</b>: about to answer %(status)s, a replay (no new charge)"
+    shown = "respond" if language == "en" else "respond (trả phản hồi)"
+    assert _say(language, msgid, step=shown, status="201") in card
+
+
+def test_vietnamese_calls_a_double_click_one_thing() -> None:
+    """The other seventh-run tester: lesson 1's title says "Bấm đúp", its empty state said
+    "một cú double click"."""
+    text = VI.gettext(
+        "Press Double-submit: two requests leave at the same moment, like a double click. "
+        "Then follow the steps on the lesson card."
+    )
+    assert "bấm đúp" in text and "double click" not in text

@@ -212,7 +212,7 @@ class StepMode:
             pause.go.set()
             return pause.parks
 
-    def settle(self, request_id: int, parks: int, timeout_s: float = 1.0) -> None:
+    def settle(self, request_id: int, parks: int, timeout_s: float = 3.0) -> None:
         """Wait (at most ``timeout_s``) until a request stepped after ``parks`` stops
         stands at its next step point, is blocked on a lock, or has finished: so the page
         shows where it went."""

@@ -140,6 +140,11 @@ PATH: tuple[Lesson, ...] = (
             N_("Press Double-submit: both requests stop at their first step. Step A, then B."),
             N_("Let both pass lookup before either saves a record: keys a and b step the lanes."),
             N_("With the lock on, B says it is blocked: it waits for A's lock."),
+            N_(
+                "If A ran to its end before B reached the lock, B found A's record and "
+                "replayed without waiting: that does not count. Press New order, step A until "
+                "it holds the lock, then step B into it."
+            ),
         ),
         N_("The race is a matter of order: the lock forces the only safe one."),
         Check(

@@ -78,6 +78,16 @@ function lanesScroll(first) {
 }
 
 function startPresenter() {
+  // "↓ The server…" scrolls the client column only: the results beside it stay put.
+  document.addEventListener("click", function (evt) {
+    const link = evt.target.closest && evt.target.closest("#page.present .to-server");
+    const column = link && link.closest(".client");
+    const server = byId("settings");
+    if (!column || !server) return;
+    evt.preventDefault();
+    const by = server.getBoundingClientRect().top - column.getBoundingClientRect().top;
+    column.scrollBy({top: by, behavior: "instant"});
+  });
   document.body.addEventListener("htmx:afterSettle", function () {
     const step = document.querySelector("#page.present #step [data-step-label]");
     if (step) followCode(); // the code box's own scroll first: the line's place depends on it
@@ -115,11 +125,31 @@ export function stepNextLane() {
   return lanes.length > 0;
 }
 
+// A lane drawn "running…" is on its way to its next step (its thread was slow to get
+// there, on a loaded machine): look again shortly, until it stands somewhere.
+let lookAgain = null;
+let looks = 0; // looks since a swap last showed no running lane (at most 20: 6 s)
+
+function followRunning() {
+  if (!document.querySelector("#step .where.running")) {
+    looks = 0;
+    return;
+  }
+  if (lookAgain || looks >= 20) return;
+  lookAgain = setTimeout(function () {
+    lookAgain = null;
+    looks += 1;
+    htmx.trigger(document.body, "lab-refresh"); // 204 while nothing changed
+    followRunning();
+  }, 300);
+}
+
 function startStepMode() {
   document.body.addEventListener("htmx:beforeRequest", function (evt) {
     const elt = evt.detail.elt;
     if (elt && elt.dataset && elt.dataset.stepLabel) lastLane = elt.dataset.stepLabel;
   });
+  document.body.addEventListener("htmx:afterSettle", followRunning);
 }
 
 // The code view follows the current line: the line of the lane just stepped (else the
@@ -202,7 +232,18 @@ function startDiagramPng() {
 
 let failuresOpen = null; // the failure lab's <details> state before the swap
 
+// The line under the fault buttons follows the panels' own "Armed: …" (the settings form
+// is not redrawn when this tab arms a fault, and a fault disarms itself once it fires).
+function syncArmed() {
+  const line = document.querySelector("#settings .armed-now");
+  if (!line) return;
+  const armed = document.querySelector("#explain .armed");
+  const text = armed ? armed.textContent.trim() : line.dataset.none;
+  if (line.textContent.trim() !== text) line.textContent = text;
+}
+
 function startSettings() {
+  document.body.addEventListener("htmx:afterSettle", syncArmed);
   document.body.addEventListener("htmx:oobBeforeSwap", function (evt) {
     const details = document.querySelector("#settings details.failures");
     if (details && evt.detail.target && evt.detail.target.id === "settings") failuresOpen = details.open;

@@ -47,8 +47,6 @@ let dropped = false;
 // A lesson can be marked achieved by a later redraw than the answer's (the last request
 // finishing in the background): its takeaway then pushes the proof down, so look again.
 let achievedBefore = false;
-// A charge was sent since the last answer was shown (Pay, Retry, Double-submit…).
-let charged = false;
 
 function achieved() {
   return document.querySelector("#page.present #lesson .achieved") !== null;
@@ -68,14 +66,17 @@ export function start() {
     dropped = false;
     const by = proofScroll();
     if (by !== 0) window.scrollBy({top: by, behavior: "instant"});
-    if (!document.querySelector("#page.present")) pointToOutcome(charged || (wasDropped && panels));
-    charged = false;
+    // Only a charge's answer is pointed to: a clock or a settings change, or a refresh,
+    // leaves the last answer where it was (pointing to it would read as their answer).
+    const charge = evt.detail.xhr && evt.detail.xhr.labCharge; // set as it was sent, below
+    if (!document.querySelector("#page.present") && (charge || (wasDropped && panels))) {
+      pointToOutcome();
+    }
   });
-  // Only a request's answer is pointed to: a clock or a settings change leaves the last
-  // answer where it was (pointing to it would read as the button's answer).
   document.body.addEventListener("htmx:beforeRequest", function (evt) {
-    const elt = evt.detail && evt.detail.elt;
-    if (elt && elt.matches && elt.matches("[hx-post$='/api/charges']")) charged = true;
+    const elt = evt.detail.elt; // here: the element that sends the request
+    const charge = elt && elt.matches && elt.matches("[hx-post$='/api/charges']");
+    if (charge && evt.detail.xhr) evt.detail.xhr.labCharge = true;
   });
   window.addEventListener("scroll", function () {
     const button = byId("to-outcome");
@@ -102,13 +103,13 @@ function headlineInView() {
   return box.bottom > 0 && box.top < window.innerHeight;
 }
 
-function pointToOutcome(answered) {
+function pointToOutcome() {
   const button = byId("to-outcome");
   const headline = document.querySelector("#explain .headline");
   if (!button) return;
   // Paused lanes are the answer in step mode (the step card is on screen with them).
   const stepping = document.querySelector("#step [data-step-label]") !== null;
-  if (!answered || stepping || !headline || headlineInView()) {
+  if (stepping || !headline || headlineInView()) {
     button.hidden = true;
     return;
   }

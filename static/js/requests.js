@@ -265,10 +265,11 @@ function startProblems() {
   document.body.addEventListener("lab-problem", function (evt) {
     const d = evt.detail || {};
     const text = (d.status ? d.status + " " : "") + (d.title || t("error")) + ": " + (d.detail || "");
-    showNotice(text);
-    // A form far down the page says it beside itself too, where the eye is.
+    // A form far down the page says it beside itself too, where the eye is: the page
+    // then stays there (the notice line is not brought on screen).
     const form = evt.target && evt.target.closest ? evt.target.closest("form") : null;
     const slot = form ? form.querySelector("[data-problem-slot]") : null;
+    showNotice(text, !slot);
     if (slot) {
       slot.textContent = text;
       slot.hidden = false;

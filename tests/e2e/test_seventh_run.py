@@ -93,3 +93,53 @@ def test_the_wrap_up_on_a_laptop_keeps_the_path_heading_in_view(
     expect(page.locator("#path h2")).to_contain_text("10 of 10")
     expect(page.locator("#path h2")).to_be_in_viewport(ratio=1)
     expect(page.locator("#wrap-up-title")).to_be_in_viewport(ratio=1)
+
+
+def test_presenter_server_link_scrolls_the_client_column_only(
+    page: Page, live_server: Any, errors: Any, open_link: Any
+) -> None:
+    """The other seventh-run tester: in presenter mode the client column ended at its
+    buttons, with nothing saying that Lock, step mode and the clock were further down."""
+    page.set_viewport_size(PROJECTOR)
+    lab = f"{live_server.url}/lab/e2e-nu7-srv-{secrets.token_hex(4)}"
+    open_link(page, f"{lab}?lesson=lost-response&present=1")
+    link = page.locator(".to-server")
+    expect(link).to_be_in_viewport(ratio=1)
+    expect(page.locator("#lock")).not_to_be_in_viewport()
+    scrolled = page.evaluate("window.scrollY")
+    link.click()
+    expect(page.locator("#lock")).to_be_in_viewport(ratio=1)
+    assert page.evaluate("window.scrollY") == scrolled  # the results column stayed
+
+
+def test_a_blocked_lane_s_buttons_both_look_disabled_and_the_pointer_clears_the_card(
+    page: Page, live_server: Any, errors: Any, open_link: Any
+) -> None:
+    """The other seventh-run tester: a blocked lane's Run B to the end kept black text; the
+    pointer to an answer covered the check that had just ticked."""
+    page.set_viewport_size(PROJECTOR)
+    lab = f"{live_server.url}/lab/e2e-nu7-dis-{secrets.token_hex(4)}"
+    open_link(page, f"{lab}?scenario=slow-motion&fixed=1")
+    page.locator("header h1").click()  # nothing focused: the single keys are shortcuts
+    press_and_wait(page, "d")
+    for key in "aabb":
+        expect(page.locator(f"[data-step-label={key.upper()}]")).to_be_enabled()
+        press_and_wait(page, key)
+    expect(page.locator(".lane-B .where")).to_contain_text("blocked")
+    step_b = page.locator("[data-step-label=B]")
+    run_b = page.locator(".lane-B button.quiet")
+    expect(step_b).to_be_disabled()
+    expect(run_b).to_be_disabled()
+    colour = "e => getComputedStyle(e).color"
+    assert run_b.evaluate(colour) == step_b.evaluate(colour)
+    page.get_by_role("button", name="Release all").click()
+    expect(page.locator("#step [data-step-label]")).to_have_count(0)
+    # Off screen, a new answer is pointed to from the top right, clear of the lesson card.
+    page.locator("input[name=step_mode]").uncheck()
+    page.evaluate("document.activeElement.blur(); window.scrollTo(0, 420)")
+    page.keyboard.press("r")  # Retry, without scrolling its button into view
+    expect(page.locator(".lane").filter(has_text="#3 Retry")).to_contain_text("REPLAYED")
+    pointer = page.locator("#to-outcome")
+    expect(pointer).to_be_visible()
+    box, card = pointer.bounding_box(), page.locator("#lesson").bounding_box()
+    assert box and card and box["x"] >= card["x"] + card["width"], (box, card)

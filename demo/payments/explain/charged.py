@@ -47,7 +47,9 @@ def charged(
     earlier = [e for e in entries if e.id < focus.id and e.key == focus.key and e.key is not None]
     crashed = next((e for e in reversed(earlier) if e.outcome == "crashed"), None)
     if crashed is not None:
-        return double_after_crash(crashed, order) if doubled else _after_crash(focus, crashed)
+        if doubled:
+            return double_after_crash(crashed, order, focus)
+        return _after_crash(focus, crashed)
     if doubled:
         return double_charge(focus, earlier, order, settings)
     expired = (

@@ -77,9 +77,31 @@ def _how_both_charged(first: RequestEntry, second: RequestEntry) -> Text:
     )
 
 
-def double_after_crash(crashed: RequestEntry, order: str) -> Explanation:
+def double_after_crash(
+    crashed: RequestEntry, order: str, retry: RequestEntry | None = None
+) -> Explanation:
     """``crashed`` died after the gateway charged and before its record: the retry reclaimed
-    the key and charged again."""
+    the key and charged again. When ``retry`` passed the key on to the gateway but
+    ``crashed`` had charged without it (recovery switched on between the two), the fix was
+    on too late for this order: the explanation says so."""
+    late = (
+        retry is not None
+        and retry.settings is not None
+        and retry.settings.recovery == "downstream_key"
+        and (crashed.settings is None or crashed.settings.recovery != "downstream_key")
+    )
+    fix = (
+        Text(
+            "This retry passed the key on to the gateway (Crash recovery: key to gateway), but "
+            "#%(id)s had charged without it, so the gateway could not match the two. The fix "
+            "works for a charge made with it: try it on a New order.",
+            id=crashed.id,
+        )
+        if late
+        else N_(
+            "The fix: pass the idempotency key on to the gateway (Crash recovery: key to gateway)."
+        )
+    )
     return Explanation(
         "double",
         Text("DOUBLE CHARGE — order %(order)s, after a crash", order=order),
@@ -90,7 +112,7 @@ def double_after_crash(crashed: RequestEntry, order: str) -> Explanation:
                 "reclaimed it and charged again: the gateway had no way to know.",
                 id=crashed.id,
             ),
-            N_("The fix: pass the idempotency key on to the gateway (recovery: downstream key)."),
+            fix,
             LEASE,
         ),
     )

@@ -226,6 +226,12 @@ def _step_context(lab: Workspace) -> dict[str, Any]:
         # Stopped after its gateway call: a new charge, or the gateway's replay of the first.
         entry = entries.get(p["request"])
         p["replayed"] = entry is not None and entry.step("gateway replay") is not None
+        # Stopped after respond: the status it is about to send, and what a 2xx carries.
+        responded = entry.step("respond") if entry is not None else None
+        p["status"] = status = responded.detail.get("status") if responded is not None else None
+        charged = entry is not None and entry.step("gateway charge") is not None
+        ok = isinstance(status, int) and status < 300
+        p["answer"] = ("charge" if charged and not p["replayed"] else "replay") if ok else None
         point = "lock#blocked" if p["blocked_by"] else where(p["step"], p["occurrence"])
         at.setdefault(point, []).append(p["label"])
     # A lane whose request ended stays listed with its answer (A finished: CHARGED ch_0001)
