@@ -260,7 +260,7 @@ def test_lesson_1_of_the_payment_lab_links_here_once_achieved(app: Flask) -> Non
     lab = app.extensions["labs"].peek("nat1")
     lab.progress["double-click"] = Progress(met_at={"keyless-double": 1.0, "keyed-once": 2.0})
     html = client.get("/lab/nat1").get_data(as_text=True)
-    assert "Next: which operations survive a retry on their own?" in html
+    assert "A detour before lesson 2, in the Operations lab: which operations" in html
     assert 'action="/lab/nat1?lesson=set-vs-add"' in html
     response = client.post("/lab/nat1?lesson=set-vs-add")
     assert response.status_code == 303 and response.headers["Location"] == L

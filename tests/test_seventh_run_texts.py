@@ -100,7 +100,7 @@ def test_a_lane_at_respond_says_what_it_is_about_to_answer(language: str) -> Non
                 break
             step(lab, "B")
         card = _step_card(app, lab.id, language)
-    msgid = "stopped after <b>%(step)s</b>: about to answer %(status)s, a replay (no new charge)"
+    msgid = "stopped at <b>%(step)s</b>: its answer %(status)s is ready, a replay (no new charge)"
     shown = "respond" if language == "en" else "respond (trả phản hồi)"
     assert _say(language, msgid, step=shown, status="201") in card
 
