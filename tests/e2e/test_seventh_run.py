@@ -136,6 +136,7 @@ def test_a_blocked_lane_s_buttons_both_look_disabled_and_the_pointer_clears_the_
     expect(page.locator("#step [data-step-label]")).to_have_count(0)
     # Off screen, a new answer is pointed to from the top right, clear of the lesson card.
     page.locator("input[name=step_mode]").uncheck()
+    expect(page.locator("#step")).to_have_count(0)  # the server has step mode off
     page.evaluate("document.activeElement.blur(); window.scrollTo(0, 420)")
     page.keyboard.press("r")  # Retry, without scrolling its button into view
     expect(page.locator(".lane").filter(has_text="#3 Retry")).to_contain_text("REPLAYED")

@@ -30,6 +30,7 @@ def test_the_code_view_follows_the_lane_just_stepped(
 ) -> None:
     page.goto(f"{live_server.url}/lab/e2e-follow-{secrets.token_hex(4)}")
     page.locator("input[name=step_mode]").check()
+    expect(page.locator("#step")).to_be_visible()  # the server has step mode on
     page.get_by_role("button", name="Double-submit").click()
     expect(page.locator("[data-step-label=B]")).to_be_enabled()
     # Lock on: A walks the whole handler down to record save, far below the box's fold.
@@ -55,6 +56,7 @@ def test_the_code_view_follows_the_lane_just_stepped(
 def test_a_disabled_step_button_looks_disabled(page: Page, live_server: Any, errors: Any) -> None:
     page.goto(f"{live_server.url}/lab/e2e-disabled-{secrets.token_hex(4)}")
     page.locator("input[name=step_mode]").check()
+    expect(page.locator("#step")).to_be_visible()  # the server has step mode on
     page.get_by_role("button", name="Double-submit").click()
     expect(page.locator("[data-step-label=B]")).to_be_enabled()
     for label, after in (("a", "lock wait"), ("a", "lock acquire"), ("b", "lock wait")):
@@ -127,6 +129,7 @@ def test_the_step_buttons_keep_their_place_as_the_lanes_text_changes(
     page.set_viewport_size({"width": width, "height": height})
     page.goto(f"{live_server.url}/lab/e2e-still-{secrets.token_hex(4)}")
     page.locator("input[name=step_mode]").check()
+    expect(page.locator("#step")).to_be_visible()  # the server has step mode on
     page.get_by_role("button", name="Double-submit").click()
     expect(page.locator("[data-step-label=B]")).to_be_enabled()
     settled(page)
@@ -162,6 +165,7 @@ def test_the_timeline_tells_the_time_paused_by_the_attendee(
     lab_id = f"e2e-paused-{secrets.token_hex(4)}"
     page.goto(f"{live_server.url}/lab/{lab_id}")
     page.locator("input[name=step_mode]").check()
+    expect(page.locator("#step")).to_be_visible()  # the server has step mode on
     page.get_by_role("button", name="Pay", exact=True).click()
     expect(page.locator("[data-step-label=A]")).to_be_enabled()
     page.wait_for_timeout(600)  # the attendee thinks: a lower bound on the pause, not a race
