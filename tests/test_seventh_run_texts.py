@@ -6,11 +6,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_sixth_run_texts import VI
+from test_sixth_run_texts import VI, stepping_lab
 from test_step_mode import quiet, requests, step
 
 from demo import create_app
-from demo.registry import LabRegistry
 
 
 def _step_card(app, lab_id: str, language: str) -> str:  # type: ignore[no-untyped-def]
@@ -30,10 +29,7 @@ def test_a_lane_says_the_lock_is_free_and_that_the_money_moved(language: str) ->
     """Findings 4 and 5: after the fix, A's first step read just "stopped after lock wait"
     (as if A had waited); with the lock off, "stopped after gateway charge" never said the
     money had moved, and presenter mode's ledger is off screen."""
-    app = create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0})
-    registry: LabRegistry = app.extensions["labs"]
-    lab = registry.get(f"nu7-lanes-{language}")
-    lab.payments.update_settings({"step_mode": True, "lock": True, "gateway_latency_ms": 0})
+    app, lab = stepping_lab(f"nu7-lanes-{language}", lock=True)
     with requests(lab, 1):
         step(lab, "A")  # lookup -> lock wait: nobody holds the lock
         quiet(lab)
@@ -87,10 +83,7 @@ def test_the_amount_says_vnd_has_no_decimals() -> None:
 def test_a_lane_at_respond_says_what_it_is_about_to_answer(language: str) -> None:
     """The other seventh-run tester: with the lock on, B's lane read just "stopped after
     respond", without saying it was about to replay."""
-    app = create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0})
-    registry: LabRegistry = app.extensions["labs"]
-    lab = registry.get(f"nu7-respond-{language}")
-    lab.payments.update_settings({"step_mode": True, "lock": True, "gateway_latency_ms": 0})
+    app, lab = stepping_lab(f"nu7-respond-{language}", lock=True)
     with requests(lab, 2):
         while step(lab, "A"):
             pass  # A charges and finishes, letting the lock go

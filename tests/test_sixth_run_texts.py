@@ -9,6 +9,7 @@ import re
 import threading
 
 import pytest
+from flask import Flask
 from test_fifth_run_texts import _card
 from test_step_mode import BODY, KEY, make, quiet, requests, step
 
@@ -19,8 +20,18 @@ from demo.payments.scenarios import SCENARIOS
 from demo.registry import LabRegistry
 from demo.web.i18n import TRANSLATIONS
 from demo.web.payments.panels import _step_context
+from demo.workspace import Workspace
 
 VI = gettext.GNUTranslations(io.BytesIO((TRANSLATIONS / "vi/LC_MESSAGES/messages.mo").read_bytes()))
+
+
+def stepping_lab(name: str, *, lock: bool) -> tuple[Flask, Workspace]:
+    """An app and its lab ``name`` in step mode (gateway latency 0), for the step card."""
+    app = create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0})
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get(name)
+    lab.payments.update_settings({"step_mode": True, "lock": lock, "gateway_latency_ms": 0})
+    return app, lab
 
 
 def test_a_finished_lane_stays_with_its_answer_and_the_next_round_starts_at_a() -> None:
@@ -58,10 +69,7 @@ def test_a_finished_lane_stays_with_its_answer_and_the_next_round_starts_at_a() 
 
 @pytest.mark.parametrize(("language", "words"), [("en", "finished:"), ("vi", "đã xong:")])
 def test_the_step_card_says_how_a_finished_lane_ended(language: str, words: str) -> None:
-    app = create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0})
-    registry: LabRegistry = app.extensions["labs"]
-    lab = registry.get(f"nu6-finished-{language}")
-    lab.payments.update_settings({"step_mode": True, "lock": False, "gateway_latency_ms": 0})
+    app, lab = stepping_lab(f"nu6-finished-{language}", lock=False)
     with requests(lab, 2):
         while step(lab, "A"):
             pass  # A runs to its end: charged
