@@ -105,7 +105,7 @@ def test_a_waiting_lane_says_when_it_got_the_lock_in_both_languages(
 
 # -- 8. Advice on the next click, while it is still true ---------------------------------
 
-REPLAY_ADVICE = "Press Retry: the same key and body replay this response"
+REPLAY_ADVICE = "A Retry from here sends the same key and body: it would replay"
 
 
 def test_after_25_h_the_panel_no_longer_promises_a_replay(app: Flask, client: FlaskClient) -> None:

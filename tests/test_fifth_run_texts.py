@@ -124,7 +124,7 @@ def test_lesson_3_second_case_and_lesson_8_say_why() -> None:
     """Finding 6: lesson 3's second case read as a resend on the new key, its step 1 had no
     purpose; lesson 8's Retry did not say why i2 serves it."""
     steps = SCENARIOS["key-reuse"].steps_for(True)
-    assert "first order" in steps[0] and "first send" in steps[2]
+    assert "first order" in steps[0] and "first request" in steps[2]
     assert "a different amount, under the new key" not in " ".join(steps)
     retry = SCENARIOS["multi-instance"].steps_for(False)[1]
     assert "round robin" in retry and "i2" in retry

@@ -139,7 +139,7 @@ def test_lesson_3s_second_case_has_its_own_goal(app: Flask, client: FlaskClient)
     the_lab.apply_scenario("key-reuse", fixed=True)
     en = lesson_card(page(client, "l3-second", EN))
     assert "second case" in en
-    assert "Give a new order its own key and see its new amount charge once." in en
+    assert "Give a new order its own key and see it charge once." in en
     assert "get a refusal" not in en and "see the server refuse" not in en
     vi = lesson_card(page(client, "l3-second", VI))
     assert "Cho một đơn hàng mới key riêng của nó" in vi

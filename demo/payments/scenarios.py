@@ -86,18 +86,18 @@ SCENARIOS: dict[str, Scenario] = {
                 "The fingerprint of the new body differs from the stored one. The server answers "
                 "409 and charges nothing: replaying the old charge for a new amount would be a lie."
             ),
-            N_("A different intent gets a new key: press New order, then change the amount."),
+            N_("A different intent gets a new key: press New order, then Pay."),
             ("Pay", "Change amount"),
-            fix_script=("Pay", "New order", "Change amount"),
+            fix_script=("Pay", "New order", "Pay"),
             fix_steps=(
                 N_("Press Pay: the first order is charged under its own key."),
                 N_("Press New order: a new intent, a new key."),
                 N_(
-                    "Press Change amount & resend: the new order's first send, amount + 1,000, "
-                    "under its new key. Nothing is stored for that key yet, so it charges once."
+                    "Press Pay: the new order's first request, under its new key. Nothing is "
+                    "stored for that key yet, so it charges once."
                 ),
             ),
-            fix_goal=N_("Give a new order its own key and see its new amount charge once."),
+            fix_goal=N_("Give a new order its own key and see it charge once."),
             defence=True,
         ),
         Scenario(

@@ -83,11 +83,58 @@ export function nextStep() {
     if (name === "Pay from two tabs") nextIndex += 1;
     return;
   }
-  const onward = document.querySelector("[data-apply-fix]") ||
-    document.querySelector("[data-next-lesson]") ||
+  const fix = document.querySelector("[data-apply-fix]");
+  const leave = document.querySelector("[data-next-lesson]");
+  if (!fix && leave && !mayLeave()) return;
+  const onward = fix || leave ||
     document.querySelector("#path .start button"); // free play: start the lessons
   if (onward) onward.click();
   else if (names.length) showNotice(t("path_done"));
+}
+
+// Right after a lesson is achieved, leaving it takes a second, deliberate press: one press
+// too many (a presenter remote's double press, or a press queued behind the last step's
+// answer) says so on the card instead of taking the room away from the proof. Later, or
+// after a reload, one press goes on.
+const RECENT_MS = 10000; // how long after the achievement a press may be one too many
+const BOUNCE_MS = 600; // a second press sooner than this is the same press, bounced
+const ASK_MS = 20000; // how long the question stays open
+let achievedAt = 0; // when this page saw the lesson achieved (ms since the epoch), 0: not
+let askedAt = 0; // when a press last asked, 0: not asked
+
+function mayLeave() {
+  const now = Date.now();
+  const asking = askedAt !== 0 && now - askedAt < ASK_MS;
+  if (!asking && !(achievedAt !== 0 && now - achievedAt < RECENT_MS)) return true;
+  if (asking) {
+    if (now - askedAt < BOUNCE_MS) return false;
+    askedAt = achievedAt = 0;
+    return true;
+  }
+  askedAt = now;
+  const actions = document.querySelector("#lesson .lesson-actions");
+  const leave = document.querySelector("[data-next-lesson]");
+  if (actions && leave) {
+    let line = document.querySelector("#lesson .onward-ask");
+    if (!line) {
+      line = document.createElement("p");
+      line.className = "onward-ask";
+      line.setAttribute("role", "status");
+      actions.after(line);
+    }
+    line.textContent = t("leave_ask").replace("{button}", leave.textContent.trim());
+  }
+  return false;
+}
+
+function watchAchievement() {
+  const achieved = () => document.querySelector("#lesson .achieved") !== null;
+  let before = achieved();
+  document.body.addEventListener("htmx:beforeSwap", function () { before = achieved(); });
+  document.body.addEventListener("htmx:afterSettle", function () {
+    if (!before && achieved()) achievedAt = Date.now();
+    before = achieved();
+  });
 }
 
 function startNextStep() {
@@ -179,5 +226,6 @@ function startAutorun() {
 
 export function start() {
   startNextStep();
+  watchAchievement();
   startAutorun();
 }

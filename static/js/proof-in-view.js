@@ -78,9 +78,12 @@ export function start() {
     const charge = elt && elt.matches && elt.matches("[hx-post$='/api/charges']");
     if (charge && evt.detail.xhr) evt.detail.xhr.labCharge = true;
   });
+  // Scrolling either way dismisses it: the reader has taken over, and it must not stay on
+  // top of what they scroll to.
   window.addEventListener("scroll", function () {
     const button = byId("to-outcome");
-    if (button && !button.hidden && headlineInView()) button.hidden = true;
+    if (!button || button.hidden) return;
+    if (headlineInView() || Math.abs(window.scrollY - shownAt) > 48) button.hidden = true;
   }, {passive: true});
   document.addEventListener("click", function (evt) {
     const button = evt.target.closest && evt.target.closest("#to-outcome");
@@ -94,7 +97,10 @@ export function start() {
 // Outside presenter mode the page never scrolls on its own (the reader may be reading
 // elsewhere), but an answer whose headline lands off screen (the page scrolled down to the
 // clock or the failure lab) is pointed to: a small button at that edge of the screen,
-// "↑ DOUBLE CHARGE — …", which brings the outcome into view.
+// "↑ DOUBLE CHARGE — see the answer", which brings the outcome into view. It names only the
+// outcome, so it is never cut short, and sits at the screen's bottom right, clear of the
+// lesson card and of the results it points to.
+let shownAt = 0; // window.scrollY when the pointer appeared
 
 function headlineInView() {
   const headline = document.querySelector("#explain .headline");
@@ -115,6 +121,8 @@ function pointToOutcome() {
   }
   const above = headline.getBoundingClientRect().bottom <= 0;
   button.dataset.where = above ? "above" : "below";
-  button.textContent = (above ? "↑ " : "↓ ") + headline.textContent.trim();
+  const outcome = headline.textContent.trim().split(" — ")[0]; // "DOUBLE CHARGE"
+  button.textContent = (above ? "↑ " : "↓ ") + outcome + " — " + button.dataset.see;
+  shownAt = window.scrollY;
   button.hidden = false;
 }

@@ -78,6 +78,10 @@ def test_after_lesson_4_by_hand_next_step_goes_on_and_keeps_the_evidence(
     expect(charges).to_have_class("numbers evidence")
     expect(charges).to_contain_text("1 extra: the failure you caused, kept as evidence")
     expect(card).not_to_contain_text("MISMATCH")
+    page.keyboard.press(" ")  # right after the achievement: it asks first
+    expect(card.locator(".onward-ask")).to_contain_text("again to go on: Next lesson →")
+    expect(page.locator("#lesson")).to_have_attribute("data-lesson", "race")
+    page.wait_for_timeout(700)  # later than a bounce (600 ms)
     page.keyboard.press(" ")
     expect(page.locator("#lesson")).to_have_attribute("data-lesson", "slow-motion")
     lab = live_server.lab(url.rsplit("/", 1)[1])

@@ -107,7 +107,9 @@ def test_retry_after_change_amount_replays_what_it_says(lab: LabPage) -> None:
     lab.new_order()
     lab.click("Change amount & resend")
     expect(lab.headline()).to_contain_text("CHARGED")
-    expect(lab.page.locator("#explain")).to_contain_text("Press Retry: the same key and body")
+    expect(lab.page.locator("#explain")).to_contain_text(
+        "A Retry from here sends the same key and body"
+    )
     expect(lab.page.locator("#amount")).to_have_value("101000")
     lab.click("Retry")
     expect(lab.headline()).to_contain_text("REPLAYED")

@@ -84,7 +84,15 @@ def test_next_step_walks_a_lesson_from_the_keyboard(
     expect(page.locator("#notice")).to_contain_text("No response", timeout=10_000)
     page.keyboard.press(".")
     expect(achieved(page)).to_be_visible(timeout=10_000)
-    page.keyboard.press(".")  # onward: the next lesson
+    # One press too many (here a double press, both in the same moment) asks, and stays.
+    page.evaluate(
+        """() => { const next = document.querySelector('#lesson [data-next-step]');
+                   next.click(); next.click(); }"""
+    )
+    expect(page.locator("#lesson .onward-ask")).to_contain_text("again to go on: Next lesson →")
+    page.wait_for_timeout(800)  # a deliberate press comes later than a bounce (600 ms)
+    expect(page.locator("#lesson-title")).to_contain_text("Lost response")
+    page.keyboard.press(".")  # asked for: onward, the next lesson
     expect(page.locator("#lesson-title")).to_contain_text("Same key, another body")
     assert live_server.lab(lab_id).achieved() == {"lost-response"}
 

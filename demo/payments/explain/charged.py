@@ -62,7 +62,10 @@ def charged(
     return _once(focus, earlier, order, _retry_advice(focus, order, order_now, expired=expired))
 
 
-RETRY = N_("Press Retry: the same key and body replay this response instead of charging again.")
+RETRY = N_(
+    "A Retry from here sends the same key and body: it would replay this response, not charge "
+    "again."
+)
 
 
 def _retry_advice(
