@@ -21,8 +21,11 @@ from demo.workspace import Workspace
 
 
 @pytest.fixture
-def app() -> Iterator[Flask]:
-    app = create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0})
+def app(request: pytest.FixtureRequest) -> Iterator[Flask]:
+    # A module may add to the config: ``APP_CONFIG = {"I18N_MARK_MISSING": True}`` marks an
+    # untranslated text in its pages.
+    extra = getattr(request.module, "APP_CONFIG", {})
+    app = create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0, **extra})
     yield app
 
 

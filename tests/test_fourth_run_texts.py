@@ -139,7 +139,7 @@ def test_a_lane_stopped_after_a_lookup_says_what_the_lookup_found(
             lab.payments.stepper.step(b["request"])
             b = waiting("B", step)
         assert lanes(client, "found", EN)["B"] == (
-            "stopped after lookup again: hit: #1's record (completed)"
+            "stopped after lookup again: hit: A's record (completed)"
         )
     finally:
         lab.payments.stepper.release_all()

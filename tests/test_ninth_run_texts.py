@@ -13,19 +13,11 @@ from flask.testing import FlaskClient
 from test_advice_stays_true import EN, VI, lab, page, pay, section
 from test_sixth_run_texts import VI as VI_CATALOGUE
 
-from demo import create_app
 from demo.payments.explain.charged import RETRY
 from demo.payments.scenarios import SCENARIOS
 
-
-@pytest.fixture
-def app() -> Flask:
-    return create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0, "I18N_MARK_MISSING": True})
-
-
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
+# The pages' untranslated texts are marked (see conftest's ``app``).
+APP_CONFIG = {"I18N_MARK_MISSING": True}
 
 
 def test_lesson_3s_second_case_sends_the_new_orders_first_request_with_pay() -> None:

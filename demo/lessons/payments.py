@@ -165,7 +165,7 @@ PATH: tuple[Lesson, ...] = (
         "crash-window",
         N_(
             "The instance dies between the charge and the record: see the retry charge again, "
-            "then the downstream key recover it."
+            "then the key passed on to the gateway recover it."
         ),
         (
             N_("The crash comes after the gateway charged and before the record was saved."),

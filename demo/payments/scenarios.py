@@ -165,13 +165,13 @@ SCENARIOS: dict[str, Scenario] = {
                 "in-progress record told the retry a request had started, not that it had charged."
             ),
             N_(
-                "Pass the idempotency key on to the gateway (recovery: downstream key). The "
-                "gateway deduplicates on it, so the retry gets the first charge back."
+                "Pass the idempotency key on to the gateway (Crash recovery: key to gateway). "
+                "The gateway deduplicates on it, so the retry gets the first charge back."
             ),
             ("Pay", "Retry"),
             settings={"fault": "crash_after_charge"},
             fix={"fault": "crash_after_charge", "recovery": "downstream_key"},
-            fix_badges=(N_("fix OFF: no downstream key"), N_("fix ON: downstream key")),
+            fix_badges=(N_("fix OFF: no key to gateway"), N_("fix ON: key to gateway")),
         ),
         Scenario(
             "in-flight",
@@ -304,9 +304,9 @@ SCENARIOS: dict[str, Scenario] = {
                 "an answer."
             ),
             N_(
-                "Pass the key on to the gateway (recovery: downstream key), as in the crash "
-                "lesson: a re-run is then safe either way, and the gateway returns the first "
-                "charge."
+                "Pass the key on to the gateway (Crash recovery: key to gateway), as in the "
+                "crash lesson: a re-run is then safe either way, and the gateway returns the "
+                "first charge."
             ),
             ("Pay", "Retry"),
             settings={"fault": "gateway_timeout"},
@@ -354,8 +354,8 @@ SCENARIOS: dict[str, Scenario] = {
                 N_("Press Retry."),
             ),
             N_(
-                "The gateway deduplicated the charge on the downstream key, but the e-mail is our "
-                "own side effect: the retry ran the handler again and sent it again."
+                "The gateway deduplicated the charge on the key passed on to it, but the e-mail "
+                "is our own side effect: the retry ran the handler again and sent it again."
             ),
             N_(
                 "Write the e-mail to an outbox in the same atomic step as the idempotency record, "

@@ -215,7 +215,16 @@ function keyOnPage(evt) {
   // A read-only replay runs nothing: only presenter mode and the list stay.
   if (document.querySelector("#page.read-only") && evt.key !== "m") return;
   if (/^[abc]$/.test(evt.key)) {
-    button = document.querySelector("[data-step-label='" + evt.key.toUpperCase() + "']:not([disabled])");
+    const label = evt.key.toUpperCase();
+    button = document.querySelector("[data-step-label='" + label + "']:not([disabled])");
+    // A blocked lane cannot step: say why and what can, rather than do nothing.
+    const blocked = document.querySelector("[data-step-label='" + label + "'][data-blocked-by]");
+    if (!button && blocked) {
+      const by = blocked.dataset.blockedBy;
+      showNotice(t("lane_blocked").replaceAll("{label}", label).replaceAll("{by}", by)
+        .replaceAll("{key}", by.toLowerCase()));
+      return;
+    }
   } else if (evt.key === "." || evt.key === " ") {
     evt.preventDefault();
     nextStep();

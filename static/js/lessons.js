@@ -84,10 +84,10 @@ export function nextStep() {
     return;
   }
   const fix = document.querySelector("[data-apply-fix]");
-  const leave = document.querySelector("[data-next-lesson]");
-  if (!fix && leave && !mayLeave()) return;
-  const onward = fix || leave ||
-    document.querySelector("#path .start button"); // free play: start the lessons
+  const start = document.querySelector("#path .start button"); // free play: the lessons
+  const onward = fix || document.querySelector("[data-next-lesson]") || start;
+  const scenario = onward === start && document.querySelector("#lesson") !== null;
+  if (onward && onward !== fix && (onward !== start || scenario) && !mayLeave(onward, scenario)) return;
   if (onward) onward.click();
   else if (names.length) showNotice(t("path_done"));
 }
@@ -95,17 +95,18 @@ export function nextStep() {
 // Right after a lesson is achieved, leaving it takes a second, deliberate press: one press
 // too many (a presenter remote's double press, or a press queued behind the last step's
 // answer) says so on the card instead of taking the room away from the proof. Later, or
-// after a reload, one press goes on.
+// after a reload, one press goes on. A scenario's card asks every time: going on leaves it
+// for the lessons path.
 const RECENT_MS = 10000; // how long after the achievement a press may be one too many
 const BOUNCE_MS = 600; // a second press sooner than this is the same press, bounced
 const ASK_MS = 20000; // how long the question stays open
 let achievedAt = 0; // when this page saw the lesson achieved (ms since the epoch), 0: not
 let askedAt = 0; // when a press last asked, 0: not asked
 
-function mayLeave() {
+function mayLeave(onward, always) {
   const now = Date.now();
   const asking = askedAt !== 0 && now - askedAt < ASK_MS;
-  if (!asking && !(achievedAt !== 0 && now - achievedAt < RECENT_MS)) return true;
+  if (!asking && !always && !(achievedAt !== 0 && now - achievedAt < RECENT_MS)) return true;
   if (asking) {
     if (now - askedAt < BOUNCE_MS) return false;
     askedAt = achievedAt = 0;
@@ -113,8 +114,7 @@ function mayLeave() {
   }
   askedAt = now;
   const actions = document.querySelector("#lesson .lesson-actions");
-  const leave = document.querySelector("[data-next-lesson]");
-  if (actions && leave) {
+  if (actions) {
     let line = document.querySelector("#lesson .onward-ask");
     if (!line) {
       line = document.createElement("p");
@@ -122,7 +122,7 @@ function mayLeave() {
       line.setAttribute("role", "status");
       actions.after(line);
     }
-    line.textContent = t("leave_ask").replace("{button}", leave.textContent.trim());
+    line.textContent = t("leave_ask").replace("{button}", onward.textContent.trim());
   }
   return false;
 }

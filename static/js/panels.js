@@ -128,14 +128,15 @@ export function stepNextLane() {
 // A lane drawn "running…" is on its way to its next step (its thread was slow to get
 // there, on a loaded machine): look again shortly, until it stands somewhere.
 let lookAgain = null;
-let looks = 0; // looks since a swap last showed no running lane (at most 20: 6 s)
+let looks = 0; // looks since a swap last showed no running lane (at most 60: 18 s, as a
+// loaded machine can take that long to schedule a stepped request's thread)
 
 function followRunning() {
   if (!document.querySelector("#step .where.running")) {
     looks = 0;
     return;
   }
-  if (lookAgain || looks >= 20) return;
+  if (lookAgain || looks >= 60) return;
   lookAgain = setTimeout(function () {
     lookAgain = null;
     looks += 1;

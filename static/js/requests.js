@@ -229,9 +229,22 @@ function showNextKey() {
   out.classList.toggle("differs", value === "stable" && field.value !== "" && field.value !== stable);
 }
 
+// "A Retry from here sends the same key and body" is true of this tab's form only while it
+// holds the answer's order: after another tab's request, it says what Retry sends instead.
+function checkRetryAdvice() {
+  const advice = document.querySelector("#explain [data-about-order]");
+  const order = byId("order-id");
+  if (!advice || !order) return;
+  const about = advice.dataset.aboutOrder;
+  advice.textContent = order.value === about ? advice.dataset.said
+    : t("retry_other_order").replaceAll("{order}", about).replaceAll("{form}", order.value);
+}
+
 function startKeyField() {
   showStrategy();
   showNextKey();
+  checkRetryAdvice();
+  document.body.addEventListener("htmx:afterSettle", checkRetryAdvice);
   document.body.addEventListener("change", function (evt) {
     if (evt.target.id === "key-strategy") {
       byId("idempotency-key").dataset.derived = "false"; // derive the key afresh
@@ -254,6 +267,7 @@ function startKeyField() {
       target.dataset.derived = "false";
     }
     if (target.id === "order-id" || target.id === "idempotency-key") showNextKey();
+    if (target.id === "order-id") checkRetryAdvice();
   });
 }
 

@@ -18,7 +18,8 @@ def race(a: RequestEntry, b: RequestEntry, order: str) -> Explanation:
     first, second = sorted((a, b), key=lambda e: e.started)
     return Explanation(
         "double",
-        Text("DOUBLE CHARGE — order %(order)s paid twice with one key", order=order),
+        # Two requests, whatever the order's count: an earlier charge may precede them.
+        Text("DOUBLE CHARGE — two requests with one key both charged order %(order)s", order=order),
         (
             Text(
                 "Requests #%(first)s and #%(second)s carried the same key %(key)s and "

@@ -50,9 +50,9 @@ def _timed_out(focus: RequestEntry) -> Explanation:
         )
     elif focus.step("release") is not None:
         then = N_(
-            "The key went on to the gateway (recovery: downstream key), so the server released "
-            "it: a retry runs again, and the gateway returns the first charge instead of a "
-            "second one."
+            "The key went on to the gateway (Crash recovery: key to gateway), so the server "
+            "released it: a retry runs again, and the gateway returns the first charge "
+            "instead of a second one."
         )
     else:
         then = N_(
@@ -83,8 +83,8 @@ def _in_doubt(focus: RequestEntry) -> Explanation:
                 "doubt instead of releasing it: this retry charged nothing."
             ),
             N_(
-                "Had the key gone on to the gateway from the first attempt (recovery: "
-                "downstream key), a re-run would be safe either way: the gateway returns "
+                "Had the key gone on to the gateway from the first attempt (Crash recovery: "
+                "key to gateway), a re-run would be safe either way: the gateway returns "
                 "the first charge, if there was one."
             ),
         ),

@@ -206,10 +206,12 @@ def _step_context(lab: Workspace) -> dict[str, Any]:
     """Step mode: the paused requests, and the handler's lines with who stands where."""
     paused = lab.payments.stepper.paused()
     entries = {e.id: e for e in lab.payments.requests()}
-    labels = {p["request"]: p["label"] for p in paused}
+    ended = lab.payments.stepper.finished()
+    # A finished lane keeps its letter in the others' words ("hit: A's record"), as on screen.
+    labels = {f["request"]: f["label"] for f in ended} | {p["request"]: p["label"] for p in paused}
     at: dict[str, list[str]] = {}
     for p in paused:
-        p["found"] = _found(p, entries, labels)
+        p["found"] = _found(p, entries, labels) or _waited(p, entries)
         # Stopped after "lock wait" with another lane holding the key's lock: it has not
         # blocked yet, its next step does (the stepper says blocked_by only once it does).
         p["lock_holder"] = next(
@@ -238,10 +240,21 @@ def _step_context(lab: Workspace) -> dict[str, Any]:
     # until the next round, so the room sees how it ended, not a lane that vanished.
     finished = [
         {**f, "entry": entries[f["request"]]}
-        for f in lab.payments.stepper.finished()
-        if f["request"] in entries and f["request"] not in labels
+        for f in ended
+        if f["request"] in entries and all(p["request"] != f["request"] for p in paused)
     ]
     return {"paused": paused, "finished": finished, "code_lines": handler_lines(), "at": at}
+
+
+def _waited(pause: dict[str, Any], entries: dict[int, RequestEntry]) -> Text | None:
+    """A lane stopped after ``lock acquire`` that had to wait for the lock: how long (ms),
+    from the step's ``waited_ms``; ``None`` anywhere else, or with no wait."""
+    entry = entries.get(pause["request"])
+    acquired = entry.step("lock acquire") if entry is not None else None
+    if not pause["waiting"] or pause["step"] != "lock acquire" or acquired is None:
+        return None
+    waited = float(acquired.detail.get("waited_ms", 0))
+    return Text("got it after waiting %(ms)s ms", ms=f"{waited:.0f}") if waited >= 1 else None
 
 
 _STATES = {

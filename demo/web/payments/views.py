@@ -6,8 +6,10 @@ from __future__ import annotations
 import re
 
 from flask import Blueprint, Response, render_template, request
+from flask.blueprints import BlueprintSetupState
 from werkzeug.wrappers import Response as BaseResponse
 
+from ...payments.explain.charged import RETRY
 from ...payments.gateway import summarise
 from .. import lab_to_read, lab_to_write
 from .order import KEY_TEMPLATE, order_form
@@ -15,6 +17,13 @@ from .panels import panels_context, panels_response, poll_s
 from .sequence import diagram
 
 bp = Blueprint("payments", __name__)
+
+
+@bp.record_once
+def _template_globals(state: BlueprintSetupState) -> None:
+    # The explanation's "A Retry from here…", which holds only for the answer's own order:
+    # the page marks it, so a tab whose form holds another order says what its Retry sends.
+    state.app.jinja_env.globals["retry_advice"] = RETRY
 
 
 @bp.get("/lab/<lab_id>/panels")
