@@ -80,9 +80,12 @@ PATH: tuple[Lesson, ...] = (
         "key-reuse",
         N_("Reuse a key with another amount and get a refusal, not a charge."),
         (
-            N_("Change amount & resend keeps the key and adds 1,000 to the amount."),
+            N_("First case: Change amount & resend keeps the key and adds 1,000 to the amount."),
             N_("The store compares fingerprints: a different body is a different request."),
-            N_("New order makes a new intent, so a new key."),
+            N_(
+                "Second case: New order makes a new intent, so a new key; its first Pay charges "
+                "once."
+            ),
         ),
         N_("One key, one request body: a changed body needs a new key."),
         Check(

@@ -189,7 +189,11 @@ def parse_charge(body: bytes) -> ChargeRequest:
         errors["order_id"] = N_("must be printable, without leading or trailing spaces")
 
     amount = value.get("amount")
-    if isinstance(amount, bool) or not isinstance(amount, int):
+    if isinstance(amount, float) and not 1 <= amount <= MAX_AMOUNT:
+        # Out of range first: a browser sends a huge integer typed in a number field as a
+        # float (999999999999999999999999 as 1e+24), and the range is what is wrong with it.
+        errors["amount"] = Text("must be between 1 and %(max)s", max=MAX_AMOUNT)
+    elif isinstance(amount, bool) or not isinstance(amount, int):
         errors["amount"] = N_(
             'must be an integer in minor units (100000, not 100000.0 or "100000")'
         )

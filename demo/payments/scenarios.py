@@ -86,7 +86,7 @@ SCENARIOS: dict[str, Scenario] = {
                 "The fingerprint of the new body differs from the stored one. The server answers "
                 "409 and charges nothing: replaying the old charge for a new amount would be a lie."
             ),
-            N_("A different intent gets a new key: press New order, then Pay."),
+            N_("A different intent gets a new key: Pay, then New order, then Pay again."),
             ("Pay", "Change amount"),
             fix_script=("Pay", "New order", "Pay"),
             fix_steps=(

@@ -86,8 +86,11 @@ export function nextStep() {
   const fix = document.querySelector("[data-apply-fix]");
   const start = document.querySelector("#path .start button"); // free play: the lessons
   const onward = fix || document.querySelector("[data-next-lesson]") || start;
-  const scenario = onward === start && document.querySelector("#lesson") !== null;
-  if (onward && onward !== fix && (onward !== start || scenario) && !mayLeave(onward, scenario)) return;
+  // Asked always: leaving a scenario's card for the path, and the closing slide (the
+  // wrap-up) for lesson 1 again.
+  const always = onward === start &&
+    document.querySelector("#lesson, [data-wrap-up]") !== null;
+  if (onward && onward !== fix && (onward !== start || always) && !mayLeave(onward, always)) return;
   if (onward) onward.click();
   else if (names.length) showNotice(t("path_done"));
 }
@@ -95,8 +98,8 @@ export function nextStep() {
 // Right after a lesson is achieved, leaving it takes a second, deliberate press: one press
 // too many (a presenter remote's double press, or a press queued behind the last step's
 // answer) says so on the card instead of taking the room away from the proof. Later, or
-// after a reload, one press goes on. A scenario's card asks every time: going on leaves it
-// for the lessons path.
+// after a reload, one press goes on. A scenario's card and the wrap-up ask every time:
+// going on leaves them for the lessons path.
 const RECENT_MS = 10000; // how long after the achievement a press may be one too many
 const BOUNCE_MS = 600; // a second press sooner than this is the same press, bounced
 const ASK_MS = 20000; // how long the question stays open
@@ -113,8 +116,10 @@ function mayLeave(onward, always) {
     return true;
   }
   askedAt = now;
+  const text = t("leave_ask").replace("{button}", onward.textContent.trim());
   const actions = document.querySelector("#lesson .lesson-actions");
-  if (actions) {
+  if (!actions) showNotice(text); // the wrap-up: no card to say it on
+  else {
     let line = document.querySelector("#lesson .onward-ask");
     if (!line) {
       line = document.createElement("p");
@@ -122,7 +127,7 @@ function mayLeave(onward, always) {
       line.setAttribute("role", "status");
       actions.after(line);
     }
-    line.textContent = t("leave_ask").replace("{button}", onward.textContent.trim());
+    line.textContent = text;
   }
   return false;
 }

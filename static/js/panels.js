@@ -324,10 +324,15 @@ function startWrapUp() {
     } catch (e) { /* private mode: nothing kept */ }
   });
   document.body.addEventListener("htmx:afterSwap", showWrapUp);
+  // A dropped connection (a lost response, a crash) answers with the refresh after it.
+  let dropped = false;
+  document.body.addEventListener("htmx:sendError", function () { dropped = true; });
   document.body.addEventListener("htmx:afterSettle", function (evt) {
     const target = evt.detail && evt.detail.target;
     const details = document.querySelector("[data-wrap-up]");
-    if (!details || !target || target.id !== "panels-slot") return;
+    const answer = target && (target.id === "panels-slot" || (dropped && target.id === "panels"));
+    if (target && target.id === "panels") dropped = false;
+    if (!details || !answer) return;
     if (!(wrapUpState() || wrapUpFolded)) {
       wrapUpFolded = "true";
       keepWrapUp("true");

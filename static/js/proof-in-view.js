@@ -52,9 +52,24 @@ function achieved() {
   return document.querySelector("#page.present #lesson .achieved") !== null;
 }
 
+// Requests that pause in step mode (sent from down the page, by the server card) are the
+// answer too: their lanes, at the step card, are pointed to when it is off screen.
+let lanesBefore = false;
+
+function lanes() {
+  return document.querySelector("#step [data-step-label]") !== null;
+}
+
 export function start() {
   document.body.addEventListener("htmx:sendError", function () { dropped = true; });
-  document.body.addEventListener("htmx:beforeSwap", function () { achievedBefore = achieved(); });
+  document.body.addEventListener("htmx:beforeSwap", function () {
+    achievedBefore = achieved();
+    lanesBefore = lanes();
+  });
+  document.body.addEventListener("htmx:afterSettle", function () {
+    if (!lanesBefore && lanes() && !document.querySelector("#page.present")) pointToLanes();
+    lanesBefore = lanes();
+  });
   document.body.addEventListener("htmx:afterSettle", function (evt) {
     const target = evt.detail && evt.detail.target;
     if (!target) return;
@@ -83,13 +98,13 @@ export function start() {
   window.addEventListener("scroll", function () {
     const button = byId("to-outcome");
     if (!button || button.hidden) return;
-    if (headlineInView() || Math.abs(window.scrollY - shownAt) > 48) button.hidden = true;
+    if (inView(pointedTo) || Math.abs(window.scrollY - shownAt) > 48) button.hidden = true;
   }, {passive: true});
   document.addEventListener("click", function (evt) {
     const button = evt.target.closest && evt.target.closest("#to-outcome");
     if (!button) return;
-    const explain = byId("explain");
-    if (explain) explain.scrollIntoView({block: "start", behavior: "instant"});
+    const card = byId(pointedTo === "#step" ? "step" : "explain");
+    if (card) card.scrollIntoView({block: "start", behavior: "instant"});
     button.hidden = true;
   });
 }
@@ -101,12 +116,32 @@ export function start() {
 // outcome, so it is never cut short, and sits at the screen's bottom right, clear of the
 // lesson card and of the results it points to.
 let shownAt = 0; // window.scrollY when the pointer appeared
+let pointedTo = "#explain .headline"; // what the pointer brings into view
+
+function inView(selector) {
+  const element = document.querySelector(selector);
+  if (!element) return true;
+  const box = element.getBoundingClientRect();
+  return box.bottom > 0 && box.top < window.innerHeight;
+}
 
 function headlineInView() {
-  const headline = document.querySelector("#explain .headline");
-  if (!headline) return true;
-  const box = headline.getBoundingClientRect();
-  return box.bottom > 0 && box.top < window.innerHeight;
+  return inView("#explain .headline");
+}
+
+function point(button, selector, above, text) {
+  pointedTo = selector;
+  button.dataset.where = above ? "above" : "below";
+  button.textContent = (above ? "↑ " : "↓ ") + text;
+  shownAt = window.scrollY;
+  button.hidden = false;
+}
+
+function pointToLanes() {
+  const button = byId("to-outcome");
+  const card = document.querySelector("#step h2");
+  if (!button || !card || inView("#step h2")) return;
+  point(button, "#step h2", card.getBoundingClientRect().bottom <= 0, button.dataset.paused);
 }
 
 function pointToOutcome() {
@@ -120,9 +155,6 @@ function pointToOutcome() {
     return;
   }
   const above = headline.getBoundingClientRect().bottom <= 0;
-  button.dataset.where = above ? "above" : "below";
   const outcome = headline.textContent.trim().split(" — ")[0]; // "DOUBLE CHARGE"
-  button.textContent = (above ? "↑ " : "↓ ") + outcome + " — " + button.dataset.see;
-  shownAt = window.scrollY;
-  button.hidden = false;
+  point(button, "#explain .headline", above, outcome + " — " + button.dataset.see);
 }

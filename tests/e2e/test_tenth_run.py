@@ -40,7 +40,8 @@ def test_an_answer_from_another_tab_does_not_promise_this_tabs_retry_replays_it(
         first.locator("#panels").evaluate("() => htmx.trigger(document.body, 'lab-refresh')")
         expect(first.locator("#explain .headline")).to_contain_text("for order 43")
         expect(advice).to_have_text(
-            "This answer is for order 43; your form holds order 42, so a Retry from here "
+            "This answer is for order 43, the lab's latest request (from another tab, or before "
+            "your form changed); your form holds order 42, so a Retry from here "
             "sends order 42's key and body, not this request's."
         )
         first.locator("#order-id").fill("43")  # the form now holds that order: true again

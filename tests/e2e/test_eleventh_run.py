@@ -1,0 +1,84 @@
+"""The eleventh new-user run through the ten payment lessons, in a real browser at
+1280×720: "." on the closing slide, requests paused from down the page, and the wrap-up
+after a lost response."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+from test_presenter_proof import PROJECTOR
+
+from demo.lessons import PATH, Progress
+
+pytestmark = pytest.mark.e2e
+
+
+def _all_achieved(live_server: Any, lab_id: str) -> None:
+    lab = live_server.lab(lab_id)
+    for lesson in PATH:
+        lab.progress[lesson.name] = Progress(met_at={c.id: 0.0 for c in lesson.checks})
+
+
+def test_a_press_on_the_closing_slide_asks_before_starting_the_path_again(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """ "." on the wrap-up opened lesson 1, and the next "." double-charged on the projector."""
+    page.set_viewport_size(PROJECTOR)
+    lab_id = f"e2e-nu11-end-{secrets.token_hex(4)}"
+    page.goto(f"{live_server.url}/lab/{lab_id}")
+    _all_achieved(live_server, lab_id)
+    page.reload()
+    expect(page.locator("[data-wrap-up]")).to_be_visible()
+    page.locator("header h1").click()
+    page.keyboard.press(".")
+    expect(page.locator("#notice")).to_have_text(
+        "The steps are done. Press Next step (.) again to go on: Go through the lessons again"
+    )
+    expect(page.locator("#lesson")).to_have_count(0)  # still the closing slide
+    page.wait_for_timeout(700)  # later than a bounce (600 ms)
+    page.keyboard.press(".")
+    expect(page.locator("#lesson")).to_have_attribute("data-lesson", "double-click")
+
+
+def test_requests_paused_from_down_the_page_are_pointed_to(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """Step mode ticked on the server card, then "p" there: the lanes were above the screen
+    with nothing pointing to them."""
+    page.set_viewport_size(PROJECTOR)
+    page.goto(f"{live_server.url}/lab/e2e-nu11-lanes-{secrets.token_hex(4)}")
+    page.locator("input[name=step_mode]").check()
+    expect(page.locator("#step")).to_contain_text("No request is paused")
+    page.evaluate("document.activeElement.blur(); window.scrollTo(0, 900)")
+    expect(page.locator("#step h2")).not_to_be_in_viewport()
+    page.keyboard.press("p")
+    pointer = page.locator("#to-outcome")
+    expect(pointer).to_have_text("↑ Requests paused: step them here")
+    pointer.click()
+    expect(page.locator("#step h2")).to_be_in_viewport(ratio=1)
+    expect(pointer).to_be_hidden()
+    page.get_by_role("button", name="Release all").click()
+    expect(page.locator("#step [data-step-label]")).to_have_count(0)
+
+
+def test_a_lost_responses_answer_folds_the_wrap_up_as_any_answer_does(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """After Lose the response and Pay, the wrap-up stayed open and pushed "NO RESPONSE"
+    to the foot of the screen."""
+    page.set_viewport_size(PROJECTOR)
+    lab_id = f"e2e-nu11-wrap-{secrets.token_hex(4)}"
+    page.goto(f"{live_server.url}/lab/{lab_id}")
+    _all_achieved(live_server, lab_id)
+    page.evaluate("window.localStorage.clear()")  # the wrap-up as first seen: open
+    page.reload()
+    wrap_up = page.locator("[data-wrap-up]")
+    expect(wrap_up).to_have_attribute("open", "")
+    live_server.lab(lab_id).payments.update_settings({"fault": "lose_response"})
+    page.get_by_role("button", name="Pay", exact=True).click()
+    expect(page.locator("#explain .headline")).to_contain_text("NO RESPONSE")
+    expect(wrap_up).not_to_have_attribute("open", "")
+    expect(page.locator("#explain .headline")).to_be_in_viewport(ratio=1)

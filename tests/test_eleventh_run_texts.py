@@ -1,0 +1,53 @@
+"""The eleventh new-user run through the ten payment lessons: a huge amount's problem,
+lesson 3's second case told one way everywhere, and an answer from another tab (both
+languages)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from flask.testing import FlaskClient
+from test_advice_stays_true import EN, VI, page
+from test_sixth_run_texts import VI as VI_CATALOGUE
+
+from demo.engine.problems import Problem
+from demo.lessons import LESSONS
+from demo.payments.charges import MAX_AMOUNT, parse_charge
+from demo.payments.scenarios import SCENARIOS
+
+APP_CONFIG = {"I18N_MARK_MISSING": True}
+
+
+@pytest.mark.parametrize("amount", [b"999999999999999999999999", b"1e+24", b"-1e+24"])
+def test_a_huge_amount_is_told_its_range_not_that_it_is_no_integer(amount: bytes) -> None:
+    """Amount 999999999999999999999999 (sent by the browser as 1e+24) read "must be an
+    integer in minor units", though it is one; 0 and -5 got the range."""
+    with pytest.raises(Problem) as caught:
+        parse_charge(b'{"order_id": "42", "amount": ' + amount + b"}")
+    said = str(caught.value.extra["errors"]["amount"])
+    assert said == f"must be between 1 and {MAX_AMOUNT}"
+    with pytest.raises(Problem) as caught:
+        parse_charge(b'{"order_id": "42", "amount": 100000.0}')  # in range, not an integer
+    assert "must be an integer" in str(caught.value.extra["errors"]["amount"])
+
+
+def test_lesson_3s_second_case_is_told_the_same_way_on_its_card_and_in_its_hints() -> None:
+    """ "The second case: … press New order, then Pay" did not tick the check (the numbered
+    steps Pay first), and Show a hint in the second case gave the first case's hint."""
+    scenario = SCENARIOS["key-reuse"]
+    assert scenario.clicks(True) == ("Pay", "New order", "Pay")
+    assert scenario.fix_text.endswith("Pay, then New order, then Pay again.")
+    first, _, second = LESSONS["key-reuse"].hints
+    assert first.startswith("First case: ") and second.startswith("Second case: ")
+    assert VI_CATALOGUE.gettext(first).startswith("Trường hợp đầu: ")
+    assert VI_CATALOGUE.gettext(second).startswith("Trường hợp thứ hai: ")
+
+
+def test_an_answer_from_another_tab_says_it_may_be_one(client: FlaskClient) -> None:
+    """Tab 1 paid order 44, tab 2 order 43 after it: tab 1 showed order 43's answer with
+    nothing saying where it came from."""
+    for headers, words in ((EN, "from another tab"), (VI, "từ một tab khác")):
+        found = re.search(r'id="i18n-strings">(.*?)</script>', page(client, "nu11", headers), re.S)
+        assert found and words in json.loads(found.group(1))["retry_other_order"]
