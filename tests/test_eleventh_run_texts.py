@@ -10,6 +10,8 @@ import re
 import pytest
 from flask.testing import FlaskClient
 from test_advice_stays_true import EN, VI, page
+from test_eighth_run_texts import _said
+from test_failures import BODY, KEY, make
 from test_sixth_run_texts import VI as VI_CATALOGUE
 
 from demo.engine.problems import Problem
@@ -51,3 +53,19 @@ def test_an_answer_from_another_tab_says_it_may_be_one(client: FlaskClient) -> N
     for headers, words in ((EN, "from another tab"), (VI, "từ một tab khác")):
         found = re.search(r'id="i18n-strings">(.*?)</script>', page(client, "nu11", headers), re.S)
         assert found and words in json.loads(found.group(1))["retry_other_order"]
+
+
+def test_a_replay_on_another_instance_says_the_shared_store_served_it() -> None:
+    """Lesson 8's last REPLAYED never said that i2 had found i1's record: the lesson's point."""
+    lab = make(instances=2, store_scope="shared")
+    first = lab.payments.create_charge(KEY, BODY)[1]
+    second = lab.payments.create_charge(KEY, BODY)[1]
+    assert (first.instance, second.instance) == ("i1", "i2") and second.outcome == "replayed"
+    said = _said(lab)
+    assert "Instance i2 served this request; #1 was charged on i1." in said
+    assert "The store is shared, so i2 found i1's record." in said
+    # With a store per instance, i2 charges again, and a replay on i2 is of its own record.
+    lab = make(instances=2, store_scope="per_instance")
+    for _ in range(4):
+        lab.payments.create_charge(KEY, BODY)
+    assert "store is shared" not in _said(lab)

@@ -51,6 +51,22 @@ def replayed(
                 "record yet."
             )
         )
+    # Lesson 8: only another instance charged this key, yet this one found its record: a
+    # shared store. (With a store per instance it would have charged again.)
+    savers = [
+        e for e in entries if e.key == focus.key and e.outcome == "charged" and e.id < focus.id
+    ]
+    if savers and all(e.instance != focus.instance for e in savers):
+        saver = savers[-1]
+        sentences.append(
+            Text(
+                "Instance %(here)s served this request; #%(id)s was charged on %(there)s. The "
+                "store is shared, so %(here)s found %(there)s's record.",
+                here=focus.instance,
+                id=saver.id,
+                there=saver.instance,
+            )
+        )
     order = focus.charge.order_id if focus.charge else None
     if order in summary.doubled:
         sentences.append(
