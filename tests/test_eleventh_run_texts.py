@@ -9,10 +9,12 @@ import re
 
 import pytest
 from flask.testing import FlaskClient
-from test_advice_stays_true import EN, VI, page
+from test_advice_stays_true import EN, VI, lab, page, pay, section
 from test_eighth_run_texts import _said
 from test_failures import BODY, KEY, make
 from test_sixth_run_texts import VI as VI_CATALOGUE
+from test_step_mode import make as make_stepping
+from test_step_mode import quiet, requests, step
 
 from demo.engine.problems import Problem
 from demo.lessons import LESSONS
@@ -69,3 +71,39 @@ def test_a_replay_on_another_instance_says_the_shared_store_served_it() -> None:
     for _ in range(4):
         lab.payments.create_charge(KEY, BODY)
     assert "store is shared" not in _said(lab)
+
+
+def test_a_race_stepped_to_one_end_is_told_as_the_race_while_the_other_lane_is_paused() -> None:
+    """Twelfth run: lesson 5, lock off, both lanes past their gateway charge, A run to its
+    end: "paid again … under another key", beside two charges under one key."""
+    lab = make_stepping(lock=False)
+    with requests(lab, 2):
+        for label in "ABABABAB":
+            step(lab, label)
+            lanes = {p["label"]: p for p in quiet(lab)}
+            if all(p["step"] == "gateway charge" for p in lanes.values()) and len(lanes) == 2:
+                break
+        assert {p["step"] for p in quiet(lab)} == {"gateway charge"}
+        a = next(p for p in quiet(lab) if p["label"] == "A")
+        lab.payments.stepper.step(a["request"], to_end=True)
+        quiet(lab)
+        said = _said(lab)
+        assert "DOUBLE CHARGE — two requests with one key both charged order 42" in said
+        assert "another key" not in said
+
+
+def test_the_in_flight_scenario_names_its_setting_and_the_store_says_in_doubt(
+    client: FlaskClient,
+) -> None:
+    """Twelfth run: the in-flight card had a bare "fix OFF" and a fix text that began "Or
+    wait"; the store table read "in_doubt" where the lanes say "(in doubt)"."""
+    scenario = SCENARIOS["in-flight"]
+    assert scenario.badge_for(False) == "fix OFF: a duplicate is rejected (409)"
+    assert scenario.badge_for(True) == "fix ON: a duplicate waits, then replays"
+    assert scenario.fix_text.startswith("Set Duplicate in flight to wait, replay:")
+    the_lab = lab(client.application, "nu12-doubt")
+    the_lab.payments.update_settings({"fault": "gateway_timeout"})
+    assert pay(client, the_lab.id).status_code == 504
+    for headers, words in ((EN, "in doubt"), (VI, VI_CATALOGUE.gettext("in doubt"))):
+        store = section(page(client, the_lab.id, headers), "store")
+        assert f">{words}</td>" in store and "in_doubt<" not in store

@@ -182,10 +182,17 @@ SCENARIOS: dict[str, Scenario] = {
                 "The second request found the key in progress and was turned away at once with 409 "
                 "and Retry-After (Stripe and the IETF draft do this). The client must retry later."
             ),
-            N_("Or wait: the duplicate waits for the per-key lock, then replays the result."),
+            N_(
+                "Set Duplicate in flight to wait, replay: the duplicate waits for the per-key "
+                "lock, then replays the result."
+            ),
             ("Double-submit",),
             settings={"in_flight": "reject"},
             fix={"in_flight": "wait"},
+            fix_badges=(
+                N_("fix OFF: a duplicate is rejected (409)"),
+                N_("fix ON: a duplicate waits, then replays"),
+            ),
         ),
         Scenario(
             "profiles",

@@ -16,10 +16,15 @@ def overlap(a: RequestEntry, b: RequestEntry) -> bool:
 def overlapping_charger(
     focus: RequestEntry, entries: Sequence[RequestEntry]
 ) -> RequestEntry | None:
-    """Another request with the same key that charged while ``focus`` was in flight."""
+    """Another request with the same key that charged while ``focus`` was in flight: one
+    that answered CHARGED, or one still in flight past its gateway charge (step mode: B
+    paused after charging while A ran to its end; the money moved all the same)."""
     end = focus.finished or focus.started
     for other in entries:
-        if other.id == focus.id or other.key != focus.key or other.outcome != "charged":
+        charged = other.outcome == "charged" or (
+            not other.finished and other.step("gateway charge") is not None
+        )
+        if other.id == focus.id or other.key != focus.key or not charged:
             continue
         other_end = other.finished or other.started
         if other.started <= end and focus.started <= other_end:

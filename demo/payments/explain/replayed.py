@@ -51,22 +51,9 @@ def replayed(
                 "record yet."
             )
         )
-    # Lesson 8: only another instance charged this key, yet this one found its record: a
-    # shared store. (With a store per instance it would have charged again.)
-    savers = [
-        e for e in entries if e.key == focus.key and e.outcome == "charged" and e.id < focus.id
-    ]
-    if savers and all(e.instance != focus.instance for e in savers):
-        saver = savers[-1]
-        sentences.append(
-            Text(
-                "Instance %(here)s served this request; #%(id)s was charged on %(there)s. The "
-                "store is shared, so %(here)s found %(there)s's record.",
-                here=focus.instance,
-                id=saver.id,
-                there=saver.instance,
-            )
-        )
+    shared = _shared_store(focus, entries)
+    if shared is not None:
+        sentences.append(shared)
     order = focus.charge.order_id if focus.charge else None
     if order in summary.doubled:
         sentences.append(
@@ -80,6 +67,23 @@ def replayed(
         "replayed",
         Text("REPLAYED — %(charge)s again, no new charge", charge=focus.charge_id),
         tuple(sentences),
+    )
+
+
+def _shared_store(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Text | None:
+    """Lesson 8: only another instance charged this key, yet ``focus``'s found its record:
+    a shared store. (With a store per instance it would have charged again.)"""
+    savers = [
+        e for e in entries if e.key == focus.key and e.outcome == "charged" and e.id < focus.id
+    ]
+    if not savers or any(e.instance == focus.instance for e in savers):
+        return None
+    return Text(
+        "Instance %(here)s served this request; #%(id)s was charged on %(there)s. The store "
+        "is shared, so %(here)s found %(there)s's record.",
+        here=focus.instance,
+        id=savers[-1].id,
+        there=savers[-1].instance,
     )
 
 
