@@ -107,3 +107,16 @@ def test_the_in_flight_scenario_names_its_setting_and_the_store_says_in_doubt(
     for headers, words in ((EN, "in doubt"), (VI, VI_CATALOGUE.gettext("in doubt"))):
         store = section(page(client, the_lab.id, headers), "store")
         assert f">{words}</td>" in store and "in_doubt<" not in store
+
+
+def test_a_timeout_after_taking_over_a_crashed_key_says_it_charged_again() -> None:
+    """Twelfth run: a crash, then a Retry whose gateway timed out after charging: the 504
+    spoke of the timeout only, beside two charges for the order."""
+    lab = make(fault="crash_after_charge")
+    lab.payments.create_charge(KEY, BODY)  # charges, then the instance crashes
+    lab.payments.update_settings({"fault": "gateway_timeout"})
+    lab.payments.create_charge(KEY, BODY)  # reclaims the key, charges, times out
+    said = _said(lab)
+    assert "504 — the gateway timed out, after charging" in said
+    assert "took over a key that a crashed attempt had left in progress, and charged again" in said
+    assert len(lab.payments.gateway.ledger()) == 2

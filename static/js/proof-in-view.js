@@ -55,6 +55,7 @@ function achieved() {
 // Requests that pause in step mode (sent from down the page, by the server card) are the
 // answer too: their lanes, at the step card, are pointed to when it is off screen.
 let lanesBefore = false;
+let finishedBefore = 0; // finished lanes when a step was sent
 
 function lanes() {
   return document.querySelector("#step [data-step-label]") !== null;
@@ -84,14 +85,24 @@ export function start() {
     // Only a charge's answer is pointed to: a clock or a settings change, or a refresh,
     // leaves the last answer where it was (pointing to it would read as their answer).
     const charge = evt.detail.xhr && evt.detail.xhr.labCharge; // set as it was sent, below
+    // A step that ran a lane to its end has an answer too, beside the lanes still paused.
+    const ended = evt.detail.xhr && evt.detail.xhr.labStep &&
+      document.querySelectorAll("#step .step-lane.finished").length > finishedBefore;
     if (!document.querySelector("#page.present") && (charge || (wasDropped && panels))) {
       pointToOutcome();
+    } else if (!document.querySelector("#page.present") && ended) {
+      pointToOutcome(true);
     }
   });
   document.body.addEventListener("htmx:beforeRequest", function (evt) {
     const elt = evt.detail.elt; // here: the element that sends the request
     const charge = elt && elt.matches && elt.matches("[hx-post$='/api/charges']");
     if (charge && evt.detail.xhr) evt.detail.xhr.labCharge = true;
+    const step = elt && elt.matches && elt.matches("#step [hx-post]");
+    if (step && evt.detail.xhr) {
+      evt.detail.xhr.labStep = true;
+      finishedBefore = document.querySelectorAll("#step .step-lane.finished").length;
+    }
   });
   // Scrolling either way dismisses it: the reader has taken over, and it must not stay on
   // top of what they scroll to.
@@ -144,12 +155,13 @@ function pointToLanes() {
   point(button, "#step h2", card.getBoundingClientRect().bottom <= 0, button.dataset.paused);
 }
 
-function pointToOutcome() {
+function pointToOutcome(laneEnded = false) {
   const button = byId("to-outcome");
   const headline = document.querySelector("#explain .headline");
   if (!button) return;
-  // Paused lanes are the answer in step mode (the step card is on screen with them).
-  const stepping = document.querySelector("#step [data-step-label]") !== null;
+  // Paused lanes are the answer in step mode (the step card is on screen with them), but
+  // for a lane that just ran to its end: its request's answer is the outcome's.
+  const stepping = !laneEnded && document.querySelector("#step [data-step-label]") !== null;
   if (stepping || !headline || headlineInView()) {
     button.hidden = true;
     return;

@@ -1,6 +1,6 @@
 """The eleventh new-user run through the ten payment lessons, in a real browser at
-1280×720: "." on the closing slide, requests paused from down the page, and the wrap-up
-after a lost response."""
+1280×720: "." on the closing slide, requests paused from down the page, the wrap-up after a
+lost response, and (the twelfth run) a lane run to its end below the fold."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 from test_presenter_proof import PROJECTOR
+from test_sixth_run import press_and_wait
 
 from demo.lessons import PATH, Progress
 
@@ -82,3 +83,30 @@ def test_a_lost_responses_answer_folds_the_wrap_up_as_any_answer_does(
     expect(page.locator("#explain .headline")).to_contain_text("NO RESPONSE")
     expect(wrap_up).not_to_have_attribute("open", "")
     expect(page.locator("#explain .headline")).to_be_in_viewport(ratio=1)
+
+
+def test_a_lane_run_to_its_end_below_the_fold_is_pointed_to_and_told_as_the_race(
+    page: Page, live_server: Any, errors: Any, open_link: Any
+) -> None:
+    """Twelfth run, lesson 5 at 1280x720: after Run A to the end (B still paused past its
+    charge) the answer sat below the fold with no pointer, and blamed "another key"."""
+    page.set_viewport_size(PROJECTOR)
+    lab = f"{live_server.url}/lab/e2e-nu12-runa-{secrets.token_hex(4)}"
+    open_link(page, f"{lab}?scenario=slow-motion")
+    page.locator("header h1").click()  # nothing focused: the single keys are shortcuts
+    press_and_wait(page, "d")
+    for key in "abab":
+        expect(page.locator(f"[data-step-label={key.upper()}]")).to_be_enabled()
+        press_and_wait(page, key)
+    expect(page.locator(".lane-B .where")).to_contain_text("the money moved")
+    page.evaluate("window.scrollTo(0, 0)")
+    page.locator(".lane-A button.quiet").click()  # Run A to the end
+    expect(page.locator(".lane-A.finished")).to_contain_text("CHARGED")
+    headline = page.locator("#explain .headline")
+    expect(headline).to_have_text("DOUBLE CHARGE — two requests with one key both charged order 42")
+    pointer = page.locator("#to-outcome")
+    expect(pointer).to_have_text("↓ DOUBLE CHARGE — see the answer")
+    pointer.click()
+    expect(headline).to_be_in_viewport(ratio=1)
+    page.get_by_role("button", name="Release all").click()
+    expect(page.locator("#step [data-step-label]")).to_have_count(0)

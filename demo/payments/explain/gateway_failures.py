@@ -59,16 +59,27 @@ def _timed_out(focus: RequestEntry) -> Explanation:
             "Releasing the key here would let a retry charge again, so the server kept it, "
             "marked in doubt: a retry with it charges nothing until the outcome is known."
         )
+    sentences: tuple[str | Text, ...] = (
+        N_(
+            "The gateway took the money, but its answer never came back. A timeout (or a "
+            "502) is ambiguous: the server cannot tell it from a failure before the charge."
+        ),
+        then,
+    )
+    if focus.step("reclaim") is not None:
+        # It took over a key a crash had left in progress: that crash's charge stands too.
+        sentences = (
+            N_(
+                "This request first took over a key that a crashed attempt had left in "
+                "progress, and charged again: the crash's charge and this one are both in the "
+                "ledger."
+            ),
+            *sentences,
+        )
     return Explanation(
         "error",
         Text("%(status)s — the gateway timed out, after charging", status=focus.status),
-        (
-            N_(
-                "The gateway took the money, but its answer never came back. A timeout (or a "
-                "502) is ambiguous: the server cannot tell it from a failure before the charge."
-            ),
-            then,
-        ),
+        sentences,
     )
 
 
