@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 from test_presenter_proof import PROJECTOR
-from test_sixth_run import press_and_wait
+from test_sixth_run import step_by_keys
 
 from demo.lessons import PATH, Progress
 
@@ -93,11 +93,7 @@ def test_a_lane_run_to_its_end_below_the_fold_is_pointed_to_and_told_as_the_race
     page.set_viewport_size(PROJECTOR)
     lab = f"{live_server.url}/lab/e2e-nu12-runa-{secrets.token_hex(4)}"
     open_link(page, f"{lab}?scenario=slow-motion")
-    page.locator("header h1").click()  # nothing focused: the single keys are shortcuts
-    press_and_wait(page, "d")
-    for key in "abab":
-        expect(page.locator(f"[data-step-label={key.upper()}]")).to_be_enabled()
-        press_and_wait(page, key)
+    step_by_keys(page, "abab")
     expect(page.locator(".lane-B .where")).to_contain_text("the money moved")
     page.evaluate("window.scrollTo(0, 0)")
     page.locator(".lane-A button.quiet").click()  # Run A to the end

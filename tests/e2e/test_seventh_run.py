@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from test_fourth_run import all_achieved
 from test_presenter_proof import PROJECTOR, settled
-from test_sixth_run import header_bottom, press_and_wait
+from test_sixth_run import header_bottom, press_and_wait, step_by_keys
 
 pytestmark = pytest.mark.e2e
 
@@ -120,11 +120,7 @@ def test_a_blocked_lane_s_buttons_both_look_disabled_and_the_pointer_clears_the_
     page.set_viewport_size(PROJECTOR)
     lab = f"{live_server.url}/lab/e2e-nu7-dis-{secrets.token_hex(4)}"
     open_link(page, f"{lab}?scenario=slow-motion&fixed=1")
-    page.locator("header h1").click()  # nothing focused: the single keys are shortcuts
-    press_and_wait(page, "d")
-    for key in "aabb":
-        expect(page.locator(f"[data-step-label={key.upper()}]")).to_be_enabled()
-        press_and_wait(page, key)
+    step_by_keys(page, "aabb")
     expect(page.locator(".lane-B .where")).to_contain_text("blocked")
     step_b = page.locator("[data-step-label=B]")
     run_b = page.locator(".lane-B button.quiet")

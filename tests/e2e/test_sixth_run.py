@@ -35,6 +35,15 @@ def press_and_wait(page: Page, key: str) -> None:
     settled(page)
 
 
+def step_by_keys(page: Page, keys: str) -> None:
+    """Double-submit ("d"), then step the lanes by their keys ("aabb"), each once it can."""
+    page.locator("header h1").click()  # nothing focused: the single keys are shortcuts
+    press_and_wait(page, "d")
+    for key in keys:
+        expect(page.locator(f"[data-step-label={key.upper()}]")).to_be_enabled()
+        press_and_wait(page, key)
+
+
 def test_presenter_stepping_keeps_the_lanes_and_the_marked_line_on_screen(
     page: Page, live_server: Any, errors: Any, open_link: Any
 ) -> None:

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from test_fourth_run import projector
 from test_presenter_proof import PROJECTOR, settled
-from test_sixth_run import press_and_wait
+from test_sixth_run import press_and_wait, step_by_keys
 
 pytestmark = pytest.mark.e2e
 
@@ -79,11 +79,7 @@ def test_the_key_of_a_blocked_lane_says_why_it_cannot_step(
     page.set_viewport_size(PROJECTOR)
     lab = f"{live_server.url}/lab/e2e-nu10-blk-{secrets.token_hex(4)}"
     open_link(page, f"{lab}?scenario=slow-motion&fixed=1")
-    page.locator("header h1").click()
-    press_and_wait(page, "d")
-    for key in "aabb":
-        expect(page.locator(f"[data-step-label={key.upper()}]")).to_be_enabled()
-        press_and_wait(page, key)
+    step_by_keys(page, "aabb")
     expect(page.locator(".lane-B .where")).to_contain_text("blocked")
     page.keyboard.press("b")
     expect(page.locator("#notice")).to_have_text(
