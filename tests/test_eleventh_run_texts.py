@@ -120,3 +120,38 @@ def test_a_timeout_after_taking_over_a_crashed_key_says_it_charged_again() -> No
     assert "504 — the gateway timed out, after charging" in said
     assert "took over a key that a crashed attempt had left in progress, and charged again" in said
     assert len(lab.payments.gateway.ledger()) == 2
+
+
+def test_a_retry_that_charges_again_and_crashes_too_is_a_double_charge() -> None:
+    """Thirteenth run: crash, then a Retry that took over the key, charged and crashed too:
+    "CRASHED — …, press Retry", beside two charges for the order."""
+    lab = make(fault="crash_after_charge")
+    lab.payments.create_charge(KEY, BODY)
+    lab.payments.update_settings({"fault": "crash_after_charge"})
+    lab.payments.create_charge(KEY, BODY)
+    said = _said(lab)
+    assert said.startswith("DOUBLE CHARGE — order 42, and the instance crashed again")
+    assert "is charged twice" in said and len(lab.payments.gateway.ledger()) == 2
+    for msgid in (
+        "DOUBLE CHARGE — order %(order)s, and the instance crashed again",
+        "A fault fires only on a request that gets that far: a replay of an order already "
+        "paid never does, so press New order first.",
+    ):
+        assert VI_CATALOGUE.gettext(msgid) != msgid
+
+
+def test_a_lessons_way_back_from_the_fix_waits_for_the_attendee(client: FlaskClient) -> None:
+    """Thirteenth run: "Run again without the fix" in lesson 5 fired the Double-submit at
+    once (in step mode it sat paused, then ran on), then the card's steps only replayed."""
+    the_lab = lab(client.application, "nu13-back")
+    the_lab.open_lesson("slow-motion")
+    the_lab.apply_scenario("slow-motion", fixed=True)
+    card = section(page(client, the_lab.id, EN), "lesson")
+    assert "Back to the first case" in card and "Run again without the fix" not in card
+    form = re.search(r'<form id="lesson-unfix" method="post" action="([^"]+)"', card)
+    assert form and "run=1" not in form.group(1)
+    # A scenario's (no lesson) still runs its steps again, as its name says.
+    the_lab.apply_scenario("race", fixed=True)
+    card = section(page(client, the_lab.id, EN), "lesson")
+    form = re.search(r'<form id="lesson-unfix" method="post" action="([^"]+)"', card)
+    assert "Run again without the fix" in card and form and "run=1" in form.group(1)

@@ -135,8 +135,10 @@ function mayLeave(onward, always) {
 function watchAchievement() {
   const achieved = () => document.querySelector("#lesson .achieved") !== null;
   let before = achieved();
+  // Before and after one swap, in the same task (a second answer's swap can come before
+  // the first one's settle).
   document.body.addEventListener("htmx:beforeSwap", function () { before = achieved(); });
-  document.body.addEventListener("htmx:afterSettle", function () {
+  document.body.addEventListener("htmx:afterSwap", function () {
     if (!before && achieved()) achievedAt = Date.now();
     before = achieved();
   });

@@ -74,7 +74,7 @@ def _answered(
     """A finished request, by its outcome; ``None`` when it charged (see :func:`charged`).
     A crash comes first: nothing was delivered."""
     if focus.outcome == "crashed":
-        return crashed(focus)
+        return crashed(focus, summary.doubled)
     if not focus.delivered:
         return lost_response(focus)
     if focus.outcome == "in_use":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from ...engine.text import N_, Text
 from ..requests import RequestEntry
 from ..step_names import step_name
@@ -16,10 +18,31 @@ LEASE = N_(
 slow one?")."""
 
 
-def crashed(focus: RequestEntry) -> Explanation:
-    """The instance died at a step boundary; the crash step's ``after`` names which."""
+def crashed(focus: RequestEntry, doubled: Collection[str] = ()) -> Explanation:
+    """The instance died at a step boundary; the crash step's ``after`` names which.
+    ``doubled``: the orders charged more than once (a retry that took over a crashed key
+    and charged again before crashing too is a double charge, said first)."""
     after = focus.step("crash")
     step = after.detail.get("after", "?") if after else "?"
+    order = focus.charge.order_id if focus.charge else None
+    if order in doubled and focus.step("reclaim") is not None:
+        return Explanation(
+            "double",
+            Text("DOUBLE CHARGE — order %(order)s, and the instance crashed again", order=order),
+            (
+                Text(
+                    "#%(id)s took over the key an earlier crash had left in progress and "
+                    "charged again before its instance died too: order %(order)s is charged "
+                    "twice.",
+                    id=focus.id,
+                    order=order,
+                ),
+                N_(
+                    "The fix: pass the idempotency key on to the gateway (Crash recovery: "
+                    "key to gateway)."
+                ),
+            ),
+        )
     died = (
         N_(
             "The instance serving #%(id)s died after the gateway charged (at the step "
