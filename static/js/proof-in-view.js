@@ -56,6 +56,7 @@ function achieved() {
 // answer too: their lanes, at the step card, are pointed to when it is off screen.
 let lanesBefore = false;
 let finishedBefore = 0; // finished lanes when a step was sent
+let stepSent = false; // a step was sent, and no lane has finished since
 
 function lanes() {
   return document.querySelector("#step [data-step-label]") !== null;
@@ -68,8 +69,17 @@ export function start() {
     lanesBefore = lanes();
   });
   document.body.addEventListener("htmx:afterSettle", function () {
-    if (!lanesBefore && lanes() && !document.querySelector("#page.present")) pointToLanes();
+    const present = document.querySelector("#page.present");
+    if (!lanesBefore && lanes() && !present) pointToLanes();
     lanesBefore = lanes();
+    // A step that ran a lane to its end has an answer too, beside the lanes still paused:
+    // in the step's own answer, or (a slow thread, on a loaded machine) a redraw after it.
+    const finished = document.querySelectorAll("#step .step-lane.finished").length;
+    if (stepSent && finished > finishedBefore) {
+      stepSent = false;
+      if (!present) pointToOutcome(true);
+    }
+    if (!document.querySelector("#step .step-lane")) stepSent = false;
   });
   document.body.addEventListener("htmx:afterSettle", function (evt) {
     const target = evt.detail && evt.detail.target;
@@ -85,22 +95,16 @@ export function start() {
     // Only a charge's answer is pointed to: a clock or a settings change, or a refresh,
     // leaves the last answer where it was (pointing to it would read as their answer).
     const charge = evt.detail.xhr && evt.detail.xhr.labCharge; // set as it was sent, below
-    // A step that ran a lane to its end has an answer too, beside the lanes still paused.
-    const ended = evt.detail.xhr && evt.detail.xhr.labStep &&
-      document.querySelectorAll("#step .step-lane.finished").length > finishedBefore;
     if (!document.querySelector("#page.present") && (charge || (wasDropped && panels))) {
       pointToOutcome();
-    } else if (!document.querySelector("#page.present") && ended) {
-      pointToOutcome(true);
     }
   });
   document.body.addEventListener("htmx:beforeRequest", function (evt) {
     const elt = evt.detail.elt; // here: the element that sends the request
     const charge = elt && elt.matches && elt.matches("[hx-post$='/api/charges']");
     if (charge && evt.detail.xhr) evt.detail.xhr.labCharge = true;
-    const step = elt && elt.matches && elt.matches("#step [hx-post]");
-    if (step && evt.detail.xhr) {
-      evt.detail.xhr.labStep = true;
+    if (elt && elt.matches && elt.matches("#step [hx-post]")) {
+      stepSent = true;
       finishedBefore = document.querySelectorAll("#step .step-lane.finished").length;
     }
   });
@@ -161,7 +165,8 @@ function pointToOutcome(laneEnded = false) {
   if (!button) return;
   // Paused lanes are the answer in step mode (the step card is on screen with them), but
   // for a lane that just ran to its end: its request's answer is the outcome's.
-  const stepping = !laneEnded && document.querySelector("#step [data-step-label]") !== null;
+  const ended = laneEnded || document.querySelector("#step .step-lane.finished") !== null;
+  const stepping = !ended && document.querySelector("#step [data-step-label]") !== null;
   if (stepping || !headline || headlineInView()) {
     button.hidden = true;
     return;

@@ -94,14 +94,14 @@ def test_a_lane_run_to_its_end_below_the_fold_is_pointed_to_and_told_as_the_race
     lab = f"{live_server.url}/lab/e2e-nu12-runa-{secrets.token_hex(4)}"
     open_link(page, f"{lab}?scenario=slow-motion")
     step_by_keys(page, "abab")
-    expect(page.locator(".lane-B .where")).to_contain_text("the money moved")
+    expect(page.locator(".lane-B .where")).to_contain_text("the money moved", timeout=20_000)
     page.evaluate("window.scrollTo(0, 0)")
     page.locator(".lane-A button.quiet").click()  # Run A to the end
-    expect(page.locator(".lane-A.finished")).to_contain_text("CHARGED")
+    expect(page.locator(".lane-A.finished")).to_contain_text("CHARGED", timeout=20_000)
     headline = page.locator("#explain .headline")
     expect(headline).to_have_text("DOUBLE CHARGE — two requests with one key both charged order 42")
     pointer = page.locator("#to-outcome")
-    expect(pointer).to_have_text("↓ DOUBLE CHARGE — see the answer")
+    expect(pointer).to_have_text("↓ DOUBLE CHARGE — see the answer", timeout=20_000)
     pointer.click()
     expect(headline).to_be_in_viewport(ratio=1)
     page.get_by_role("button", name="Release all").click()

@@ -121,7 +121,7 @@ def test_a_blocked_lane_s_buttons_both_look_disabled_and_the_pointer_clears_the_
     lab = f"{live_server.url}/lab/e2e-nu7-dis-{secrets.token_hex(4)}"
     open_link(page, f"{lab}?scenario=slow-motion&fixed=1")
     step_by_keys(page, "aabb")
-    expect(page.locator(".lane-B .where")).to_contain_text("blocked")
+    expect(page.locator(".lane-B .where")).to_contain_text("blocked", timeout=20_000)
     step_b = page.locator("[data-step-label=B]")
     run_b = page.locator(".lane-B button.quiet")
     expect(step_b).to_be_disabled()

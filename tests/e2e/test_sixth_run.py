@@ -40,7 +40,8 @@ def step_by_keys(page: Page, keys: str) -> None:
     page.locator("header h1").click()  # nothing focused: the single keys are shortcuts
     press_and_wait(page, "d")
     for key in keys:
-        expect(page.locator(f"[data-step-label={key.upper()}]")).to_be_enabled()
+        # On a loaded machine a stepped lane can take seconds to stand at its next step.
+        expect(page.locator(f"[data-step-label={key.upper()}]")).to_be_enabled(timeout=20_000)
         press_and_wait(page, key)
 
 

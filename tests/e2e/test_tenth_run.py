@@ -80,10 +80,11 @@ def test_the_key_of_a_blocked_lane_says_why_it_cannot_step(
     lab = f"{live_server.url}/lab/e2e-nu10-blk-{secrets.token_hex(4)}"
     open_link(page, f"{lab}?scenario=slow-motion&fixed=1")
     step_by_keys(page, "aabb")
-    expect(page.locator(".lane-B .where")).to_contain_text("blocked")
+    expect(page.locator(".lane-B .where")).to_contain_text("blocked", timeout=20_000)
+    expect(page.locator("[data-step-label=B][data-blocked-by=A]")).to_be_disabled()
     page.keyboard.press("b")
     expect(page.locator("#notice")).to_have_text(
-        "B is blocked: it waits for A's lock. Step A (key a) to go on."
+        "B is blocked: it waits for A's lock. Step A (key a) to go on.", timeout=10_000
     )
     page.get_by_role("button", name="Release all").click()
     expect(page.locator("#step [data-step-label]")).to_have_count(0)
