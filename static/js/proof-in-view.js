@@ -77,7 +77,7 @@ export function start() {
     const finished = document.querySelectorAll("#step .step-lane.finished").length;
     if (stepSent && finished > finishedBefore) {
       stepSent = false;
-      if (!present) pointToOutcome(true);
+      if (!present) pointToOutcome();
     }
     if (!document.querySelector("#step .step-lane")) stepSent = false;
   });
@@ -118,7 +118,8 @@ export function start() {
   document.addEventListener("click", function (evt) {
     const button = evt.target.closest && evt.target.closest("#to-outcome");
     if (!button) return;
-    const card = byId(pointedTo === "#step" ? "step" : "explain");
+    const target = document.querySelector(pointedTo); // its card comes whole into view
+    const card = target && target.closest(".card");
     if (card) card.scrollIntoView({block: "start", behavior: "instant"});
     button.hidden = true;
   });
@@ -140,13 +141,8 @@ function inView(selector) {
   return box.bottom > 0 && box.top < window.innerHeight;
 }
 
-function headlineInView() {
-  return inView("#explain .headline");
-}
-
 function point(button, selector, above, text) {
   pointedTo = selector;
-  button.dataset.where = above ? "above" : "below";
   button.textContent = (above ? "↑ " : "↓ ") + text;
   shownAt = window.scrollY;
   button.hidden = false;
@@ -159,15 +155,15 @@ function pointToLanes() {
   point(button, "#step h2", card.getBoundingClientRect().bottom <= 0, button.dataset.paused);
 }
 
-function pointToOutcome(laneEnded = false) {
+function pointToOutcome() {
   const button = byId("to-outcome");
   const headline = document.querySelector("#explain .headline");
   if (!button) return;
   // Paused lanes are the answer in step mode (the step card is on screen with them), but
-  // for a lane that just ran to its end: its request's answer is the outcome's.
-  const ended = laneEnded || document.querySelector("#step .step-lane.finished") !== null;
+  // once a lane has run to its end, its request's answer is the outcome's.
+  const ended = document.querySelector("#step .step-lane.finished") !== null;
   const stepping = !ended && document.querySelector("#step [data-step-label]") !== null;
-  if (stepping || !headline || headlineInView()) {
+  if (stepping || !headline || inView("#explain .headline")) {
     button.hidden = true;
     return;
   }

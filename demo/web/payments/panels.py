@@ -19,6 +19,7 @@ from ...payments.store import Record
 from ...workspace import Workspace
 from ..filters import duration
 from .code import handler_lines, where
+from .step_text import lock_waited
 from .timeline import timeline
 
 TIMELINE_LANES = 8
@@ -208,7 +209,8 @@ def _step_context(lab: Workspace) -> dict[str, Any]:
     entries = {e.id: e for e in lab.payments.requests()}
     ended = lab.payments.stepper.finished()
     # A finished lane keeps its letter in the others' words ("hit: A's record"), as on screen.
-    labels = {f["request"]: f["label"] for f in ended} | {p["request"]: p["label"] for p in paused}
+    still = {p["request"]: p["label"] for p in paused}
+    labels = {f["request"]: f["label"] for f in ended} | still
     at: dict[str, list[str]] = {}
     for p in paused:
         p["found"] = _found(p, entries, labels) or _waited(p, entries)
@@ -241,7 +243,7 @@ def _step_context(lab: Workspace) -> dict[str, Any]:
     finished = [
         {**f, "entry": entries[f["request"]]}
         for f in ended
-        if f["request"] in entries and all(p["request"] != f["request"] for p in paused)
+        if f["request"] in entries and f["request"] not in still
     ]
     return {"paused": paused, "finished": finished, "code_lines": handler_lines(), "at": at}
 
@@ -253,8 +255,7 @@ def _waited(pause: dict[str, Any], entries: dict[int, RequestEntry]) -> Text | N
     acquired = entry.step("lock acquire") if entry is not None else None
     if not pause["waiting"] or pause["step"] != "lock acquire" or acquired is None:
         return None
-    waited = float(acquired.detail.get("waited_ms", 0))
-    return Text("got it after waiting %(ms)s ms", ms=f"{waited:.0f}") if waited >= 1 else None
+    return lock_waited(acquired.detail)
 
 
 _STATES = {

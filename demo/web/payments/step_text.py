@@ -72,15 +72,20 @@ def _sentence(name: str, detail: dict[str, Any] | Any, deduplicated: bool) -> st
     return None
 
 
+def lock_waited(detail: dict[str, Any] | Any) -> Text | None:
+    """How long a ``lock acquire`` waited for the lock, from its ``waited_ms`` (ms): "got
+    it after waiting 5366 ms"; ``None`` under 1 ms (no wait)."""
+    waited = float(detail.get("waited_ms", 0))
+    return Text("got it after waiting %(ms)s ms", ms=f"{waited:.0f}") if waited >= 1 else None
+
+
 def _what(name: str, detail: dict[str, Any] | Any) -> str | Text | None:
     """What the other steps say after their name: from their details, else :data:`PLAIN`
     (``""`` for a step with no words)."""
     if name == "fingerprint check":
         return N_("same") if detail.get("match") else N_("DIFFERENT")
     if name == "lock acquire":
-        waited = float(detail.get("waited_ms", 0))
-        ms = f"{waited:.0f}"
-        return Text("got it after waiting %(ms)s ms", ms=ms) if waited >= 1 else N_("no wait")
+        return lock_waited(detail) or N_("no wait")
     if name == "email send":
         email = str(detail.get("email", "?"))
         if detail.get("via") == "outbox":
