@@ -5,7 +5,7 @@
 // This module only starts the others, in this order. The order matters where two of
 // them listen to the same event, since listeners run in the order they were added: after
 // a swap settles, presenter mode scrolls the lanes on screen, then the code view follows
-// its line (both panels.js), then the focus comes back (keyboard.js; focus() scrolls
+// its line (panels.js, then its stepping.js), then the focus comes back (keyboard.js; focus() scrolls
 // too); a mouse click drops the focus before the shortcuts list remembers where the
 // focus was (both keyboard.js, in that order).
 //

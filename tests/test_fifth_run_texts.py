@@ -116,7 +116,7 @@ def test_lane_b_says_it_is_about_to_wait_for_as_lock() -> None:
         step(lab, "B")
         lanes = {p["label"]: p for p in _step_context(lab)["paused"]}
         assert "A" not in lanes and lanes["B"]["lock_holder"] is None
-    msgid = "stopped after <b>%(step)s</b>: about to wait for %(label)s's lock"
+    msgid = "stopped at <b>%(step)s</b>: about to wait for %(label)s's lock"
     assert "sắp phải chờ lock của" in VI.gettext(msgid)
 
 

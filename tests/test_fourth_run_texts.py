@@ -205,11 +205,12 @@ def test_free_play_after_the_last_lesson_starts_with_a_new_order(
     assert "t1:u7:pay:order-43:v1</textarea>" in html
     assert (
         "Free play: the form holds a new order (43), so Pay charges it once; the ledger "
-        "keeps order 42 from the lesson." in html
+        "keeps order 42 from “Send the receipt e-mail once”." in html
     )
     assert (
         "Chơi tự do: form đang giữ một đơn hàng mới (43), nên Pay trừ tiền nó một lần; "
-        "ledger vẫn giữ đơn hàng 42 từ bài học." in page(client, "after-10", VI)
+        "ledger vẫn giữ đơn hàng 42 từ “Gửi email biên lai đúng một lần”."
+        in page(client, "after-10", VI)
     )
     assert len(lab.payments.gateway.ledger()) == 1  # lesson 10's evidence stays
     key = ["t1:u7:pay:order-43:v1"]

@@ -26,7 +26,7 @@ def _say(language: str, msgid: str, **values: str) -> str:
 
 @pytest.mark.parametrize("language", ["en", "vi"])
 def test_a_lane_says_the_lock_is_free_and_that_the_money_moved(language: str) -> None:
-    """Findings 4 and 5: after the fix, A's first step read just "stopped after lock wait"
+    """Findings 4 and 5: after the fix, A's first step read just "stopped at lock wait"
     (as if A had waited); with the lock off, "stopped after gateway charge" never said the
     money had moved, and presenter mode's ledger is off screen."""
     app, lab = stepping_lab(f"nu7-lanes-{language}", lock=True)
@@ -35,7 +35,7 @@ def test_a_lane_says_the_lock_is_free_and_that_the_money_moved(language: str) ->
         quiet(lab)
         card = _step_card(app, lab.id, language)
     wait = "lock wait" if language == "en" else "lock wait (chờ lock)"
-    assert _say(language, "stopped after <b>%(step)s</b>: the lock is free, its next step "
+    assert _say(language, "stopped at <b>%(step)s</b>: the lock is free, its next step "
                 "takes it", step=wait) in card  # fmt: skip
     lab.payments.update_settings({"lock": False})
     lab.reset()  # the first request saved the key's record: a fresh store, so both charge
@@ -44,9 +44,13 @@ def test_a_lane_says_the_lock_is_free_and_that_the_money_moved(language: str) ->
             if quiet(lab)[0]["step"] == "gateway charge":
                 break
         card = _step_card(app, lab.id, language)
-    moved = "stopped after <b>%(step)s</b>: the money moved, one more charge in the ledger"
+    moved = (
+        "stopped after <b>%(step)s</b>: the money moved, one more charge in the ledger "
+        "(the whole ledger now reads charged %(charged)s / intended %(intended)s)"
+    )
     charge = "gateway charge" if language == "en" else "gateway charge (gateway trừ tiền)"
-    assert _say(language, moved, step=charge) in card
+    # The ledger's own tally, said beside the lane: presenter mode keeps the ledger off screen.
+    assert _say(language, moved, step=charge, charged=1, intended=1) in card
 
 
 @pytest.mark.parametrize("language", ["en", "vi"])

@@ -59,6 +59,7 @@ class Pause:
     waiting: bool = False
     to_end: bool = False
     go: threading.Event = field(default_factory=threading.Event)
+    round: int = 0  # which round of lanes it belongs to (see StepMode.pause_for)
 
 
 class StepMode:
@@ -87,6 +88,8 @@ class StepMode:
         self._finished: OrderedDict[int, Pause] = OrderedDict()
         """Lanes whose request has ended, kept (at most ``max_paused``) until the next round:
         "A finished: CHARGED" stays beside B, and B keeps its letter."""
+        self._round = 0
+        """The round of lanes on screen: a new one starts when no lane waits for the attendee."""
         self._running = 0
         """Requests in step mode still running, from before a reset too (each holds a thread)."""
         self._guard = threading.RLock()
@@ -125,14 +128,17 @@ class StepMode:
                 self._paused_slots.release()
 
     def pause_for(self, entry: Entry) -> Pause:
-        """A lane for ``entry``, labelled with the first free letter: a new round (no
-        lane paused) forgets the finished lanes and starts at A again."""
+        """A lane for ``entry``, labelled with the first free letter of its round: a new
+        round (no lane waiting for the attendee: none paused, or all let go to their end
+        and still running) forgets the finished lanes and starts at A again."""
         with self._guard:
-            if not self._paused:
+            if all(p.to_end for p in self._paused.values()):
+                self._round += 1
                 self._finished.clear()
-            used = {p.label for p in (*self._paused.values(), *self._finished.values())}
+            shown = [p for p in self._paused.values() if p.round == self._round]
+            used = {p.label for p in (*shown, *self._finished.values())}
             label = next(lane_label(n) for n in itertools.count() if lane_label(n) not in used)
-            pause = self._paused[entry.id] = Pause(entry, label)
+            pause = self._paused[entry.id] = Pause(entry, label, round=self._round)
         return pause
 
     def park(self, pause: Pause, step: str) -> None:
@@ -168,6 +174,8 @@ class StepMode:
         with self._guard:
             if self._paused.get(pause.entry.id) is pause:
                 del self._paused[pause.entry.id]
+                if pause.round != self._round:
+                    return  # let go in an earlier round: its lane is gone from the screen
                 self._finished[pause.entry.id] = pause
                 while len(self._finished) > self._max_paused:
                     self._finished.popitem(last=False)

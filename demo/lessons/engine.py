@@ -53,6 +53,11 @@ class Lesson:
     takeaway: str
     lab: str = ""
 
+    def hints_for(self, fixed: bool) -> tuple[str, ...]:
+        """The hints in the order "Show a hint" reveals them: in the second case (``fixed``)
+        last first, as a lesson's hints run from its failure to its fix."""
+        return self.hints[::-1] if fixed else self.hints
+
 
 @dataclass
 class Progress:

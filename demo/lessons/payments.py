@@ -221,7 +221,10 @@ PATH: tuple[Lesson, ...] = (
                 ev,
                 lambda a: a.outcome == "charged" and a.key is not None,
                 lambda a, b: (
-                    b.key == a.key and b.outcome == "replayed" and HORIZON_S <= b.at - a.at < ttl(a)
+                    b.key == a.key
+                    and b.outcome == "replayed"
+                    and b.charge_id == a.charge_id
+                    and HORIZON_S <= b.at - a.at < ttl(a)
                 ),
             ),
         ),
@@ -256,7 +259,10 @@ PATH: tuple[Lesson, ...] = (
                 ev,
                 lambda a: a.outcome == "charged" and a.key is not None,
                 lambda a, b: (
-                    b.key == a.key and b.instance != a.instance and b.outcome == "replayed"
+                    b.key == a.key
+                    and b.instance != a.instance
+                    and b.outcome == "replayed"
+                    and b.charge_id == a.charge_id  # a's charge, not its own instance's
                 ),
             ),
         ),

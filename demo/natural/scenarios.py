@@ -46,8 +46,14 @@ SCENARIOS: dict[str, Scenario] = {
             N_("SET survives a retry, += does not"),
             N_("Retry SET balance = 100 and balance += 100 three times each, and compare."),
             (
-                N_("Retry “SET balance = 100” 3 times: the balance ends at 100."),
-                N_("Retry “balance += 100” 3 times: the balance ends at 300."),
+                N_(
+                    "Press Retry it on “SET balance = 100” once: it runs Attempts (3) times, "
+                    "and the balance ends at 100."
+                ),
+                N_(
+                    "Press Retry it on “balance += 100” once: 3 attempts, "
+                    "and the balance ends at 300."
+                ),
             ),
             N_(
                 "SET names the final value, so a second SET lands on the same state. += names "
@@ -58,14 +64,21 @@ SCENARIOS: dict[str, Scenario] = {
                 "and get the first answer back."
             ),
             "dedup",
-            (N_("With dedup on, retry “balance += 100” 3 times: the balance ends at 100."),),
+            (
+                N_(
+                    "With dedup on, press Retry it on “balance += 100” once: 3 attempts, "
+                    "and the balance ends at 100."
+                ),
+            ),
         ),
         Scenario(
             "which-are-natural",
             N_("Which operations are naturally idempotent?"),
             N_("Retry every operation without dedup and sort them: natural, or needs a record."),
             (
-                N_("Press Retry them all (3 times each, dedup off)."),
+                N_(
+                    "Press Retry them all once (dedup off): each operation runs Attempts (3) times."
+                ),
                 N_("Look at DELETE /items/7: the retry answers 404, the state is the same."),
             ),
             N_(
@@ -79,7 +92,12 @@ SCENARIOS: dict[str, Scenario] = {
                 "first answer (the DELETE's 204 too)."
             ),
             "dedup",
-            (N_("With dedup on, press Retry them all: every state stays as after one attempt."),),
+            (
+                N_(
+                    "With dedup on, press Retry them all once: every state stays as after one "
+                    "attempt."
+                ),
+            ),
         ),
         Scenario(
             "lost-update",

@@ -210,6 +210,13 @@ def parse_charge(body: bytes) -> ChargeRequest:
     return ChargeRequest(order_id=order_id, amount=amount, currency=currency)
 
 
+# Spaces typed in the page's key field are sent as typed: the answer says how to send none.
+_EMPTY_KEY = N_(
+    "The Idempotency-Key header is empty, or only spaces: send a key, or no header at all (in "
+    "the page, an empty key field sends none)."
+)
+
+
 def parse_idempotency_key(values: list[str]) -> str | None:
     """The key from the ``Idempotency-Key`` header values, or ``None`` when there is none.
 
@@ -248,7 +255,7 @@ def parse_idempotency_key(values: list[str]) -> str | None:
         raise _bad_key(N_('A quoted key must be one structured-field string, e.g. "abc".'))
     key = re.sub(r"\\(.)", r"\1", quoted.group(1)) if quoted else raw
     if not key.strip():
-        raise _bad_key(N_("The Idempotency-Key header is empty."))
+        raise _bad_key(_EMPTY_KEY)
     if len(key) > MAX_KEY_LENGTH:
         raise _bad_key(
             Text(

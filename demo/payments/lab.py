@@ -168,8 +168,8 @@ class PaymentsLab:
         self.update_settings(self._base_settings.as_dict())
         with self._guard:
             entries = self.requests()
-            if self.scenario is not None and entries:
-                self.left = (self.scenario, entries[-1].id)
+            if self.scenario is not None:  # (id 0: left before any request)
+                self.left = (self.scenario, entries[-1].id if entries else 0)
             self.scenario, self.fixed = None, False
             self.client = dict(DEFAULT_CLIENT)
             sent = any(e.charge and e.charge.order_id == self.current_order for e in entries)

@@ -56,7 +56,7 @@ SCENARIOS: dict[str, Scenario] = {
             ("Pay", "Retry with a new key"),
             settings={"fault": "lose_response"},
             fix={"fault": "lose_response"},
-            fix_badges=(N_("fix OFF: a new key per retry"), N_("fix ON: the same key")),
+            fix_badges=(N_("fix OFF: Retry with a new key"), N_("fix ON: the same key")),
             fix_script=("Pay", "Retry"),
             fix_steps=(
                 N_("Press Pay: the server charges and saves, then the response is lost."),
@@ -90,7 +90,10 @@ SCENARIOS: dict[str, Scenario] = {
             ("Pay", "Change amount"),
             fix_script=("Pay", "New order", "Pay"),
             fix_steps=(
-                N_("Press Pay: the first order is charged under its own key."),
+                N_(
+                    "The lab starts empty for this case. Press Pay: the first order is charged "
+                    "under its own key."
+                ),
                 N_("Press New order: a new intent, a new key."),
                 N_(
                     "Press Pay: the new order's first request, under its new key. Nothing is "
@@ -142,10 +145,10 @@ SCENARIOS: dict[str, Scenario] = {
             fix_steps=(
                 N_("Press Double-submit: both requests stop at their first step."),
                 N_(
-                    "Step A twice, until it holds the lock (stopped after lock acquire). Then "
-                    "step B twice: B is blocked, waiting for A's lock. Run A to its end: B "
-                    "takes the lock at once. Step B on: it stops after lookup again, and "
-                    "replays."
+                    "Step A twice, until it holds the lock (stopped after lock acquire). Step "
+                    "B: it stops at the lock, about to wait for A's lock. Step B again: now B "
+                    "is blocked, waiting for A's lock. Run A to its end: B takes the lock at "
+                    "once. Step B on: it stops after lookup again, and replays."
                 ),
             ),
         ),

@@ -127,8 +127,9 @@ SCENARIOS: dict[str, Scenario] = {
             fix_faults=(402, 402, 402, 402),
             fix_steps=(
                 N_(
-                    "Press Run: the card is declined (402) on every attempt; the client stops "
-                    "at the first answer, since a declined card is final."
+                    "The fix retries only what may succeed, and its fault plan is a declined "
+                    "card (402) in place of the bad request (400): press Run, and the client "
+                    "stops at the first answer, since a declined card is final too."
                 ),
             ),
             expect={"attempts": 1, "outcome": "final_error"},

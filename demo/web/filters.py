@@ -12,12 +12,13 @@ from ..payments.step_names import step_at
 
 
 def register(app: Flask) -> None:
-    """Install the filters (``money``, ``duration``, ``step_name``, ``action``) and the
-    global ``badge`` on ``app``'s templates."""
+    """Install the filters (``money``, ``duration``, ``step_name``, ``action``,
+    ``lane_action``) and the global ``badge`` on ``app``'s templates."""
     app.add_template_filter(money, "money")
     app.add_template_filter(duration, "duration")
     app.add_template_filter(step_name_filter, "step_name")
     app.add_template_filter(action, "action")
+    app.add_template_filter(lane_action, "lane_action")
     app.add_template_global(badge, "badge")
 
 
@@ -81,3 +82,12 @@ ACTIONS = {
 def action(name: str) -> str:
     """A request's action in the page's language; an unknown one (``API``) as sent."""
     return translate(ACTIONS[name]) if name in ACTIONS else name
+
+
+def lane_action(name: str, label: str) -> str:
+    """A request's action beside its step-mode lane ``label``: a Double-submit's A or B
+    only where it is that lane's letter (two tabs' Double-submits fill lanes A to D, and
+    lane C's request is some tab's "Double-submit A")."""
+    if name in ("Double-submit A", "Double-submit B") and not name.endswith(" " + label):
+        return translate(N_("Double-submit"))
+    return action(name)

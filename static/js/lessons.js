@@ -2,7 +2,7 @@
 // for (a lesson's "Run the steps", a change offered as a form).
 import { byId, t, showNotice } from "./page.js";
 import { valueOf, chargesInFlight, requestsPending } from "./requests.js";
-import { stepNextLane } from "./panels.js";
+import { stepNextLane } from "./stepping.js";
 
 // The scenario's actions by name, as "Next step" and the autorun press them: real clicks
 // on the page's buttons, real requests.
@@ -42,6 +42,32 @@ function clickAction(name) {
 let nextIndex = 0; // the scenario's next click, an index into main[data-script]
 let nextQueued = false; // a press waits for the last step's answer
 
+// The steps taken survive a reload of this tab (a projector laptop that refreshes): kept
+// per lab page, scenario and script, and dropped once the lab shows no request (a reset,
+// a case started afresh).
+function stepsKey() {
+  const layout = document.querySelector("main[data-script]");
+  return ["lesson-steps", location.pathname, layout ? layout.dataset.scenario : "",
+    script().join("|")].join("|");
+}
+
+// One step of the script done: count it, and keep the count for a reload.
+function advance() {
+  nextIndex += 1;
+  try { sessionStorage.setItem(stepsKey(), String(nextIndex)); } catch (e) { /* storage off */ }
+}
+
+function restoreSteps() {
+  try {
+    if (!document.querySelector("#timeline .lane")) {
+      sessionStorage.removeItem(stepsKey());
+      return;
+    }
+    const saved = Number(sessionStorage.getItem(stepsKey()));
+    if (saved > 0 && saved <= script().length) nextIndex = saved;
+  } catch (e) { /* storage off: the card's data-steps-done still resumes */ }
+}
+
 function script() {
   const layout = document.querySelector("main[data-script]");
   return layout && layout.dataset.script ? layout.dataset.script.split("|") : [];
@@ -80,7 +106,7 @@ export function nextStep() {
   if (!resumed && nextIndex < names.length) {
     const name = names[nextIndex];
     clickAction(name); // the capturing click listener moves nextIndex on
-    if (name === "Pay from two tabs") nextIndex += 1;
+    if (name === "Pay from two tabs") advance();
     return;
   }
   const fix = document.querySelector("[data-apply-fix]");
@@ -105,6 +131,7 @@ const BOUNCE_MS = 600; // a second press sooner than this is the same press, bou
 const ASK_MS = 20000; // how long the question stays open
 let achievedAt = 0; // when this page saw the lesson achieved (ms since the epoch), 0: not
 let askedAt = 0; // when a press last asked, 0: not asked
+let askText = ""; // what it asked
 
 function mayLeave(onward, always) {
   const now = Date.now();
@@ -116,20 +143,28 @@ function mayLeave(onward, always) {
     return true;
   }
   askedAt = now;
-  const text = t("leave_ask").replace("{button}", onward.textContent.trim());
-  const actions = document.querySelector("#lesson .lesson-actions");
-  if (!actions) showNotice(text); // the wrap-up: no card to say it on
-  else {
-    let line = document.querySelector("#lesson .onward-ask");
-    if (!line) {
-      line = document.createElement("p");
-      line.className = "onward-ask";
-      line.setAttribute("role", "status");
-      actions.after(line);
-    }
-    line.textContent = text;
-  }
+  askText = t("leave_ask").replace("{button}", onward.textContent.trim());
+  if (!showAsk(true)) showNotice(askText); // the wrap-up: no card to say it on
   return false;
+}
+
+// The question on the card, under its buttons; false where there is no card. A redraw of
+// the panels (a poll) while the question is open draws it again. Asked (reveal), it is
+// brought on screen: at 1280x720 the line can fall at the bottom edge, half cut, and the
+// press looks ignored.
+function showAsk(reveal = false) {
+  const actions = document.querySelector("#lesson .lesson-actions");
+  if (!actions) return false;
+  let line = document.querySelector("#lesson .onward-ask");
+  if (!line) {
+    line = document.createElement("p");
+    line.className = "onward-ask";
+    line.setAttribute("role", "status");
+    actions.after(line);
+  }
+  line.textContent = askText;
+  if (reveal) line.scrollIntoView({block: "nearest", behavior: "instant"});
+  return true;
 }
 
 function watchAchievement() {
@@ -141,10 +176,12 @@ function watchAchievement() {
   document.body.addEventListener("htmx:afterSwap", function () {
     if (!before && achieved()) achievedAt = Date.now();
     before = achieved();
+    if (askedAt !== 0 && Date.now() - askedAt < ASK_MS) showAsk();
   });
 }
 
 function startNextStep() {
+  restoreSteps();
   // A lesson card's copy of a button elsewhere (the lab clock's +25 h) presses that button.
   document.addEventListener("click", function (evt) {
     const proxy = evt.target.closest ? evt.target.closest("[data-proxy-action]") : null;
@@ -154,11 +191,22 @@ function startNextStep() {
     const target = evt.target.closest ? evt.target.closest("[data-next-step]") : null;
     if (target) nextStep();
   });
+  // A card's copy of a lab's button (the retry lab's Run on its lesson card) is that action.
   document.addEventListener("click", function (evt) {
-    const el = evt.target.closest ? evt.target.closest("button[data-action]") : null;
+    const el = evt.target.closest
+      ? evt.target.closest("button[data-action], button[data-card-action]")
+      : null;
     const layout = document.querySelector("main[data-script]");
     if (!el || !layout || !layout.dataset.script) return;
-    if (layout.dataset.script.split("|")[nextIndex] === el.dataset.action) nextIndex += 1;
+    const action = el.dataset.action || el.dataset.cardAction;
+    const names = layout.dataset.script.split("|");
+    if (names[nextIndex] !== action) return;
+    advance();
+    // The last step of a lesson achieved earlier, shown again: a press too many right
+    // after it asks too, as after the achievement itself.
+    if (nextIndex === names.length && document.querySelector("#lesson .achieved")) {
+      achievedAt = Date.now();
+    }
   }, true);
 }
 

@@ -1,7 +1,8 @@
 // The panels and what follows them: which render htmx may swap in, the clock line, the
-// settings form, presenter mode, step mode's lanes, the code view's line and the
-// sequence diagram as PNG.
-import { byId, screenTop } from "./page.js";
+// settings form, presenter mode and the sequence diagram as PNG (step mode's lanes and
+// the code view's line: stepping.js).
+import { byId, screenTop, showNotice, t } from "./page.js";
+import { followCode, followedLine, start as startStepping } from "./stepping.js";
 
 // The panels htmx swaps in: never an older render over a newer one, and a page that
 // another tab made stale starts over.
@@ -27,13 +28,26 @@ function reloadIfStale() {
   if (panels.dataset.scenario !== layout.dataset.scenario ||
       panels.dataset.lang !== document.documentElement.lang ||
       panels.dataset.present !== present) {
+    // A lesson or scenario opened elsewhere started the lab afresh: what this page showed
+    // (a paused request, the ledger) is gone, and the page after the reload says why.
+    if (panels.dataset.scenario && panels.dataset.scenario !== layout.dataset.scenario) {
+      try { sessionStorage.setItem(AFRESH, "1"); } catch (e) { /* storage off: no notice */ }
+    }
     window.location.reload();
   }
 }
 
+const AFRESH = "lab-started-afresh-elsewhere";
+
 function startPanels() {
   document.body.addEventListener("htmx:beforeSwap", keepNewest);
   document.body.addEventListener("htmx:afterSwap", reloadIfStale);
+  let afresh = null;
+  try {
+    afresh = sessionStorage.getItem(AFRESH);
+    sessionStorage.removeItem(AFRESH);
+  } catch (e) { /* storage off */ }
+  if (afresh) showNotice(t("started_afresh"), false);
 }
 
 // The lab clock's line beside its buttons follows the panels (+1 h / +25 h, Reset): the
@@ -88,114 +102,18 @@ function startPresenter() {
     const by = server.getBoundingClientRect().top - column.getBoundingClientRect().top;
     column.scrollBy({top: by, behavior: "instant"});
   });
-  document.body.addEventListener("htmx:afterSettle", function () {
-    const step = document.querySelector("#page.present #step [data-step-label]");
-    if (step) followCode(); // the code box's own scroll first: the line's place depends on it
-    const by = step ? lanesScroll(!lanesShown) : 0;
-    if (by !== 0) window.scrollBy({top: by, behavior: "instant"});
-    lanesShown = step !== null;
-  });
+  document.body.addEventListener("htmx:afterSettle", showLanes);
+  // A reload with requests paused: the lanes on screen as after a step (once the page,
+  // and the browser's restored scroll, stand).
+  window.addEventListener("load", function () { requestAnimationFrame(showLanes); });
 }
 
-// Step mode: the paused requests' lanes (A, B, C), each with its Step button. Remembers
-// the lane stepped last, and steps the next one in turn.
-
-let lastLane = null; // the label of the lane stepped last: "A", "B", …
-
-// The label of the lane stepped last (null before any): the code view follows it.
-function lastSteppedLane() {
-  return lastLane;
-}
-
-// Step the paused requests in turn (A, B, A, …; a blocked one is skipped), the lane
-// after the one stepped last: so "next step" alone plays the interleaving the lesson
-// teaches (both pass lookup; with the lock, B blocks on A's lock). True when requests
-// are paused (stepped, or all blocked), false when none is.
-export function stepNextLane() {
-  const lanes = Array.prototype.slice.call(document.querySelectorAll("[data-step-label]"));
-  let last = -1;
-  lanes.forEach(function (el, i) { if (el.dataset.stepLabel === lastLane) last = i; });
-  for (let i = 1; i <= lanes.length; i++) {
-    const lane = lanes[(last + i) % lanes.length];
-    if (!lane.disabled) {
-      lane.click();
-      return true;
-    }
-  }
-  return lanes.length > 0;
-}
-
-// A lane drawn "running…" is on its way to its next step (its thread was slow to get
-// there, on a loaded machine): look again shortly, until it stands somewhere.
-let lookAgain = null;
-let looks = 0; // looks since a swap last showed no running lane (at most 60: 18 s, as a
-// loaded machine can take that long to schedule a stepped request's thread)
-
-function followRunning() {
-  if (!document.querySelector("#step .where.running")) {
-    looks = 0;
-    return;
-  }
-  if (lookAgain || looks >= 60) return;
-  lookAgain = setTimeout(function () {
-    lookAgain = null;
-    looks += 1;
-    htmx.trigger(document.body, "lab-refresh"); // 204 while nothing changed
-    followRunning();
-  }, 300);
-}
-
-function startStepMode() {
-  document.body.addEventListener("htmx:beforeRequest", function (evt) {
-    const elt = evt.detail.elt;
-    if (elt && elt.dataset && elt.dataset.stepLabel) lastLane = elt.dataset.stepLabel;
-  });
-  document.body.addEventListener("htmx:afterSettle", followRunning);
-}
-
-// The code view follows the current line: the line of the lane just stepped (else the
-// first marked line). A redraw keeps the code box where it was, and scrolls only when
-// that line is out of view (presenter mode: always to the same place), so the marker
-// never vanishes below the box's edge.
-
-let codeScroll = 0; // the code box's scrollTop before the swap replaced it
-
-// The code line the view follows: the lane stepped last's, else the first marked one.
-function followedLine() {
-  const code = document.querySelector("pre.code");
-  if (!code) return null;
-  const lane = lastSteppedLane();
-  const chip = lane && code.querySelector(".here .chip-" + lane);
-  return chip ? chip.closest(".line") : code.querySelector(".here");
-}
-
-function followCode() {
-  const code = document.querySelector("pre.code");
-  if (!code) return;
-  const line = followedLine();
-  if (code.dataset.followed !== "true") {
-    code.scrollTop = codeScroll; // the new box opens where the old one was
-    code.dataset.followed = "true";
-  }
-  if (!line) return;
-  const top = line.getBoundingClientRect().top - code.getBoundingClientRect().top;
-  // Presenter mode: the line always stands a third of the way down the box, so the room's
-  // eyes stay put and the page need not scroll to it; elsewhere only when out of view.
-  const present = document.querySelector("#page.present") !== null;
-  if (present || top < 0 || top + line.offsetHeight > code.clientHeight) {
-    code.scrollTop = Math.max(0, code.scrollTop + top - code.clientHeight / 3);
-  }
-  codeScroll = code.scrollTop;
-}
-
-function startCodeView() {
-  document.body.addEventListener("htmx:beforeSwap", function () {
-    const code = document.querySelector("pre.code");
-    if (code) codeScroll = code.scrollTop;
-  });
-  document.body.addEventListener("htmx:afterSwap", followCode);
-  document.body.addEventListener("htmx:afterSettle", followCode);
-  followCode();
+function showLanes() {
+  const step = document.querySelector("#page.present #step [data-step-label]");
+  if (step) followCode(); // the code box's own scroll first: the line's place depends on it
+  const by = step ? lanesScroll(!lanesShown) : 0;
+  if (by !== 0) window.scrollBy({top: by, behavior: "instant"});
+  lanesShown = step !== null;
 }
 
 // Download the sequence diagram as PNG, for slides: the same SVG, drawn on a canvas.
@@ -352,8 +270,7 @@ export function start() {
   startPanels();
   startClock();
   startPresenter(); // after a swap settles: the lanes on screen, then the code's line
-  startStepMode();
-  startCodeView();
+  startStepping();
   startDiagramPng();
   startSettings();
   startWrapUp();

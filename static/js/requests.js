@@ -41,6 +41,12 @@ export function valueOf(input, value) {
   return numeric && String(value).trim() !== "" && isFinite(number) ? number : value;
 }
 
+// A header cannot carry characters beyond Latin-1 or control characters: the browser
+// would throw.
+function unsendable(key) {
+  return /[^\x20-\x7e\xa0-\xff]/.test(key);
+}
+
 function setHeaders(evt) {
   const elt = evt.detail.elt;
   const headers = evt.detail.headers;
@@ -49,9 +55,8 @@ function setHeaders(evt) {
   if (!isCharge(elt)) return;
   const key = keyFor(elt);
   if (key === "") return; // no key: the request runs unprotected, on purpose
-  // A header cannot carry characters beyond Latin-1 or control characters: the
-  // browser would throw. Anything else goes out, and the server answers 400 if bad.
-  if (/[^\x20-\x7e\xa0-\xff]/.test(key)) {
+  // Anything else goes out, and the server answers 400 if bad.
+  if (unsendable(key)) {
     evt.preventDefault();
     showNotice(t("bad_header_key"));
     return;
@@ -76,6 +81,7 @@ function encodeBody(parameters, elt) {
     // The field shows what was sent, so Retry sends (and replays) that same body.
     const amount = byId("amount");
     if (amount) amount.value = String(body.amount);
+    showNextKey();
   }
   return JSON.stringify(body);
 }
@@ -167,8 +173,26 @@ function startInFlight() {
       showNotice(t("guard_dropped"));
     }
   });
-  document.body.addEventListener("htmx:beforeRequest", function () {
+  // htmx sends one request per element at a time and queues the next: a press while this
+  // button's last request is paused (step mode) would otherwise wait unseen. (Capturing:
+  // before htmx sends this press, whose own request would count as the one in flight.)
+  document.addEventListener("click", function (evt) {
+    const button = evt.target.closest ? evt.target.closest("#order-form button[data-action]") : null;
+    if (!button || button.disabled || (guardOn() && inFlight > 0)) return; // the guard's own notice
+    const sources = button.id === "double-submit"
+      ? document.querySelectorAll("#order-form [data-action^='Double-submit ']")
+      : [button];
+    if (Array.prototype.some.call(sources, function (el) { return el.classList.contains("htmx-request"); })) {
+      // Not scrolled to: the next click must land on the button it aims at.
+      showNotice(t("queued").replace("{button}", button.textContent.trim()), false);
+    }
+  }, true);
+  document.body.addEventListener("htmx:beforeRequest", function (evt) {
     pending += 1;
+    // A notice answers the last thing pressed (a blocked lane's key, a lost response): the
+    // next change sent takes it away. Not a GET: polls and redraws change nothing.
+    const config = evt.detail.requestConfig;
+    if (config && config.verb && config.verb.toLowerCase() !== "get") hideNotice();
   });
   document.body.addEventListener("htmx:afterRequest", function () {
     pending = Math.max(0, pending - 1);
@@ -223,8 +247,17 @@ function showNextKey() {
   let text;
   if (value === "random") text = t("next_key_random");
   else if (value === "none" || field.value === "") text = t("next_key_none");
-  else if (field.value === stable) text = t("next_key_stable").replace("{key}", field.value);
+  else if (unsendable(field.value)) text = t("next_key_unsendable");
+  else if (field.value === stable) {
+    // The amount too: the same key with another amount is a 409, not a replay.
+    const amount = byId("amount");
+    text = t("next_key_stable").replace("{key}", field.value).replace("{amount}", amount ? amount.value : "");
+  }
   else text = t("next_key_other").replace("{key}", field.value).replace("{stable}", stable);
+  // A pasted key longer than the field takes is cut without a word from the browser.
+  if (field.maxLength > 0 && field.value.length >= field.maxLength) {
+    text += " " + t("key_at_limit").replace("{max}", String(field.maxLength));
+  }
   out.textContent = text;
   out.classList.toggle("differs", value === "stable" && field.value !== "" && field.value !== stable);
 }
@@ -266,7 +299,7 @@ function startKeyField() {
     } else if (target.id === "idempotency-key") {
       target.dataset.derived = "false";
     }
-    if (target.id === "order-id" || target.id === "idempotency-key") showNextKey();
+    if (["order-id", "idempotency-key", "amount"].includes(target.id)) showNextKey();
     if (target.id === "order-id") checkRetryAdvice();
   });
 }

@@ -96,7 +96,7 @@ def test_step_mode_with_paused_lanes(page: Page, live_server: Any, errors: Any) 
     # A key pressed mid-swap reaches no button: wait for htmx to settle first.
     page.wait_for_function("() => !document.querySelector('.htmx-swapping, .htmx-settling')")
     page.keyboard.press("a")
-    expect(page.locator(".lane-A")).to_contain_text("stopped after lock wait")
+    expect(page.locator(".lane-A")).to_contain_text("stopped at lock wait")
     no_violations(page)
     page.get_by_role("button", name="Release all").click()
     expect(page.locator("#step [data-step-label]")).to_have_count(0)

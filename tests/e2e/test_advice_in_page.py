@@ -35,6 +35,8 @@ def test_a_key_the_client_refuses_is_what_the_panel_speaks_of(page: Page, live_s
     explain = page.locator("#explain")
     key.fill("k" * 300)
     assert len(key.input_value()) == 255  # the field's limit is the server's
+    # …and the cut is said, not silent.
+    expect(page.locator("#key-next")).to_contain_text("The field stops at 255 characters")
     key.fill("pay,1")
     button(page, "Pay").click()
     expect(explain).to_contain_text("The Idempotency-Key value holds a comma")

@@ -40,7 +40,10 @@ def test_space_after_a_reload_applies_the_fix_once_the_first_case_is_done(
     try:
         lab_id = f"e2e-nu5-{secrets.token_hex(4)}"
         open_link(page, f"{live_server.url}/lab/{lab_id}?lesson={lesson}&present=1")
-        page.locator("button[form=lesson-reset]").click()
+        # Reset this lesson is a form post and a new page: wait for that page (and its
+        # keyboard script) before pressing keys, or a key lands on the page being left.
+        with page.expect_navigation(wait_until="load"):
+            page.locator("button[form=lesson-reset]").click()
         expect(page.locator("#lesson[data-steps-done='false']")).to_be_attached()
         first = page.locator("#lesson .checks li").first
         for key in keys:

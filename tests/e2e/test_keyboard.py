@@ -268,7 +268,10 @@ def test_next_step_after_the_last_lesson_goes_to_the_wrap_up(
         expect(page.locator(".lane")).to_have_count(i + 1)
         expect(page.locator(".lane.outcome-in_flight")).to_have_count(0)
         settled(page)
-    page.get_by_role("button", name="Next step").click()  # past the last step: onward
+    page.get_by_role("button", name="Next step").click()  # past the last step, at once
+    expect(page.locator("#lesson .onward-ask")).to_contain_text("The wrap-up")  # it asks
+    page.wait_for_timeout(700)  # later than a bounce (600 ms)
+    page.get_by_role("button", name="Next step").click()  # onward
     expect(page.locator("#lesson")).to_have_count(0)
     expect(page.locator("#path .wrap-up")).to_be_visible()
     expect(page.locator("#path .wrap-up")).to_contain_text("All ten lessons achieved")

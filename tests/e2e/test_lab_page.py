@@ -220,10 +220,14 @@ def test_step_mode_by_hand_double_charges_with_the_lock_off_and_never_with_it_on
     lab.click("Double-submit")
     expect(page.locator("[data-step-label=B]")).to_be_enabled()
     # A: to lock wait, to lock acquire (A holds the lock); B: to lock wait, then it blocks.
-    for label, after in (("a", "lock wait"), ("a", "lock acquire"), ("b", "lock wait")):
+    for label, stopped in (
+        ("a", "stopped at lock wait"),
+        ("a", "stopped after lock acquire"),
+        ("b", "stopped at lock wait"),
+    ):
         settled(page)
         page.keyboard.press(label)
-        expect(page.locator(f".lane-{label.upper()}")).to_contain_text(f"stopped after {after}")
+        expect(page.locator(f".lane-{label.upper()}")).to_contain_text(stopped)
     settled(page)
     page.keyboard.press("b")
     expect(page.locator(".blocked")).to_have_text("blocked: waits for A's lock")

@@ -178,6 +178,9 @@ def test_lesson_5_card_order_matches_next_step_and_paused_is_not_over(
     expect(page.locator("[data-step-label=B]")).to_be_enabled()
     verdict = page.locator("#lesson .numbers .verdict").first
     expect(verdict).to_have_text("not over yet: requests still paused in step mode")
+    # Twentieth run: "expected 0" there read as if no charge should happen; the paused
+    # requests' order counts.
+    expect(page.locator("#lesson .expected-charges")).to_have_text("1")
     # Next step plays the card's order: A, B to charging, then A, B through the charge.
     for lane, stopped in (
         ("A", "stopped at charging"),
@@ -197,6 +200,7 @@ def test_lesson_5_card_order_matches_next_step_and_paused_is_not_over(
             "data-version", before, timeout=20_000
         )
         expect(page.locator(f".lane-{lane} .where")).to_contain_text(stopped)
+    expect(page.locator("#lesson .expected-charges")).to_have_text("1")  # charged: not twice
     for lane in ("A", "B"):
         page.get_by_role("button", name=f"Run {lane} to the end", exact=True).click()
         expect(page.locator(f"[data-step-label={lane}]")).to_have_count(0)

@@ -35,7 +35,7 @@ def test_the_code_view_follows_the_lane_just_stepped(
     expect(page.locator("[data-step-label=B]")).to_be_enabled()
     # Lock on: A walks the whole handler down to record save, far below the box's fold.
     for stopped in (
-        "stopped after lock wait",
+        "stopped at lock wait",
         "stopped after lock acquire",
         "stopped after lookup again",
         "stopped after reserve",
@@ -48,7 +48,7 @@ def test_the_code_view_follows_the_lane_just_stepped(
         page.wait_for_function(IN_VIEW, arg="A")
     settled(page)
     page.keyboard.press("b")
-    expect(page.locator(".lane-B")).to_contain_text("stopped after lock wait")
+    expect(page.locator(".lane-B")).to_contain_text("stopped at lock wait")
     page.wait_for_function(IN_VIEW, arg="B")  # back up to B's line
     page.get_by_role("button", name="Release all").click()
 
@@ -59,10 +59,14 @@ def test_a_disabled_step_button_looks_disabled(page: Page, live_server: Any, err
     expect(page.locator("#step")).to_be_visible()  # the server has step mode on
     page.get_by_role("button", name="Double-submit").click()
     expect(page.locator("[data-step-label=B]")).to_be_enabled()
-    for label, after in (("a", "lock wait"), ("a", "lock acquire"), ("b", "lock wait")):
+    for label, stopped in (
+        ("a", "stopped at lock wait"),
+        ("a", "stopped after lock acquire"),
+        ("b", "stopped at lock wait"),
+    ):
         settled(page)
         page.keyboard.press(label)
-        expect(page.locator(f".lane-{label.upper()}")).to_contain_text(f"stopped after {after}")
+        expect(page.locator(f".lane-{label.upper()}")).to_contain_text(stopped)
     settled(page)
     page.keyboard.press("b")  # B tries the lock A holds, and blocks
     expect(page.locator(".blocked")).to_have_text("blocked: waits for A's lock")
@@ -140,12 +144,12 @@ def test_the_step_buttons_keep_their_place_as_the_lanes_text_changes(
     # A walks down the handler (its line says ever other things, some two lines long);
     # B then blocks on A's lock. No button moves, sideways or down.
     for key, stopped in (
-        ("a", "stopped after lock wait"),
+        ("a", "stopped at lock wait"),
         ("a", "stopped after lock acquire"),
         ("a", "stopped after lookup again"),
         ("a", "stopped after reserve"),
         ("a", "stopped at charging"),
-        ("b", "stopped after lock wait"),
+        ("b", "stopped at lock wait"),
         ("b", "blocked: waits for A's lock"),
     ):
         page.keyboard.press(key)

@@ -55,14 +55,9 @@ def test_one_press_too_many_at_the_end_of_a_scenario_asks_before_leaving_it(
 ) -> None:
     """Presenter mode, "Timeout after the charge": one "." after its fixed run left the
     scenario for the lessons path, its result gone."""
-    page.set_viewport_size(PROJECTOR)
-    lab = f"{live_server.url}/lab/e2e-nu10-scen-{secrets.token_hex(4)}"
-    open_link(page, f"{lab}?scenario=gateway-timeout&fixed=1&present=1")
-    page.locator("header h1").click()  # nothing focused: the single keys are shortcuts
-    press_and_wait(page, ".")  # Pay
-    press_and_wait(page, ".")  # Retry
-    expect(page.locator("#explain .headline")).to_contain_text("RECOVERED")
-    page.keyboard.press(".")  # the steps are done: going on would leave the scenario
+    run_timeout_scenario_and_press_once_more(
+        page, open_link, f"{live_server.url}/lab/e2e-nu10-scen-{secrets.token_hex(4)}", "&present=1"
+    )
     expect(page.locator("#lesson .onward-ask")).to_have_text(
         "The steps are done. Press Next step (.) again to go on: Start the lessons"
     )
@@ -70,6 +65,20 @@ def test_one_press_too_many_at_the_end_of_a_scenario_asks_before_leaving_it(
     page.wait_for_timeout(700)  # later than a bounce (600 ms)
     page.keyboard.press(".")
     expect(page.locator("#lesson-title")).to_contain_text("Lesson: Double-click without a key")
+
+
+def run_timeout_scenario_and_press_once_more(
+    page: Page, open_link: Any, lab_url: str, query: str = ""
+) -> None:
+    """Open "Timeout after the charge" with its fix, walk it by "." (Pay, Retry: RECOVERED),
+    then press "." once more: going on would leave the scenario."""
+    page.set_viewport_size(PROJECTOR)
+    open_link(page, f"{lab_url}?scenario=gateway-timeout&fixed=1{query}")
+    page.locator("header h1").click()  # nothing focused: the single keys are shortcuts
+    press_and_wait(page, ".")  # Pay
+    press_and_wait(page, ".")  # Retry
+    expect(page.locator("#explain .headline")).to_contain_text("RECOVERED")
+    page.keyboard.press(".")
 
 
 def test_the_key_of_a_blocked_lane_says_why_it_cannot_step(

@@ -9,9 +9,9 @@ from ...engine.text import N_, Text
 from ..gateway import LedgerSummary
 from ..requests import RequestEntry
 from ..settings import Settings
-from .doubles import double_after_crash, double_charge, race
+from .doubles import double_after_crash, double_charge, race, race_of_many
 from .explanation import Explanation
-from .overlaps import overlap, overlapping_charger
+from .overlaps import overlap, overlapping_charger, racing_chargers
 
 
 def charged(
@@ -37,7 +37,8 @@ def charged(
     doubled = order in summary.doubled
     twin = overlapping_charger(focus, entries)
     if doubled and twin is not None and focus.key is not None and twin.key == focus.key:
-        return race(focus, twin, order)
+        racers = racing_chargers(focus, twin, entries)
+        return race(focus, twin, order) if len(racers) == 2 else race_of_many(racers, order)
     rejected = next(
         (e for e in entries if e.key == focus.key and e.outcome == "in_use" and e.id != focus.id),
         None,

@@ -84,7 +84,10 @@ def double_after_crash(
     """``crashed`` died after the gateway charged and before its record: the retry reclaimed
     the key and charged again. When ``retry`` passed the key on to the gateway but
     ``crashed`` had charged without it (recovery switched on between the two), the fix was
-    on too late for this order: the explanation says so."""
+    on too late for this order: the explanation says so. When ``retry`` reclaimed nothing
+    (its lookup missed: the crash's record in progress had expired), the expiry is why."""
+    if retry is not None and retry.step("reclaim") is None and retry.settings is not None:
+        return _expired(order, retry.settings.ttl_s, retry.key, crashed)
     late = (
         retry is not None
         and retry.settings is not None
@@ -119,6 +122,11 @@ def double_after_crash(
     )
 
 
+def _ttl_words(ttl_s: int) -> str:
+    """A TTL as its settings give it: ``86400`` → ``"24 h"``, ``90`` → ``"90 s"``."""
+    return f"{ttl_s // 3600} h" if ttl_s % 3600 == 0 else f"{ttl_s} s"
+
+
 def double_charge(
     focus: RequestEntry, earlier: Sequence[RequestEntry], order: str, settings: Settings
 ) -> Explanation:
@@ -135,7 +143,7 @@ def double_charge(
     ):
         return _another_instance(focus, paid, order)
     if paid is not None and focus.at - paid.at >= settings.ttl_s:
-        return _expired(focus, order, settings)
+        return _expired(order, settings.ttl_s, focus.key)
     if focus.key is None:
         return Explanation(
             "double",
@@ -169,19 +177,40 @@ def _another_instance(focus: RequestEntry, paid: RequestEntry, order: str) -> Ex
     )
 
 
-def _expired(focus: RequestEntry, order: str, settings: Settings) -> Explanation:
+def _expired(
+    order: str, ttl_s: int, key: str | None, crashed: RequestEntry | None = None
+) -> Explanation:
+    """The record for ``key`` expired at its TTL (``ttl_s``) before this request, which
+    charged again; after ``crashed`` (the record it left in progress), passing the key on
+    to the gateway is the fix too."""
+    why = (
+        Text(
+            "#%(id)s crashed after the gateway charged and before the record was saved, "
+            "so its key stayed in progress. That record expired (TTL %(ttl)s) before this "
+            "request with the same key: the store found nothing and charged again.",
+            id=crashed.id,
+            ttl=_ttl_words(ttl_s),
+        )
+        if crashed is not None
+        else Text(
+            "The record of %(key)s expired (TTL %(ttl)s) before this retry, so the "
+            "store saw a new intent and charged again.",
+            key=key,
+            ttl=_ttl_words(ttl_s),
+        )
+    )
+    fix = (
+        N_(
+            "Keep keys at least as long as clients may retry, and pass the key on to the "
+            "gateway (Crash recovery: key to gateway): the gateway then knows the charge."
+        )
+        if crashed is not None
+        else N_("Keep keys at least as long as clients may retry.")
+    )
     return Explanation(
         "double",
         Text("DOUBLE CHARGE — order %(order)s, after the key expired", order=order),
-        (
-            Text(
-                "The record of %(key)s expired (TTL %(hours)s h) before this retry, so the "
-                "store saw a new intent and charged again.",
-                key=focus.key,
-                hours=settings.ttl_s // 3600,
-            ),
-            N_("Keep keys at least as long as clients may retry."),
-        ),
+        (why, fix),
     )
 
 
@@ -198,5 +227,48 @@ def _another_key(focus: RequestEntry, order: str) -> Explanation:
                 order=order,
             ),
             N_("Derive the key from the intent (order, operation, version), never per click."),
+        ),
+    )
+
+
+def race_of_many(racers: Sequence[RequestEntry], order: str) -> Explanation:
+    """Three or more requests (``racers``, oldest first) carried one key, overlapped, and
+    all charged: two tabs each sending a Double-submit with the Lock off."""
+    first = min(racers, key=lambda e: e.started)
+    saved = [
+        (e.started - first.started) * 1000 + step.at_ms
+        for e in racers
+        if (step := e.step("record save")) is not None
+    ]
+    looked = [
+        (e.started - first.started) * 1000 + step.at_ms
+        for e in racers
+        if (step := e.step("lookup")) is not None and not step.detail.get("hit")
+    ]
+    blind = len(looked) == len(racers) and (not saved or max(looked) < min(saved))
+    return Explanation(
+        "double",
+        Text(
+            "DOUBLE CHARGE — %(count)s requests with one key all charged order %(order)s",
+            count=len(racers),
+            order=order,
+        ),
+        (
+            Text(
+                "Requests %(ids)s carried the same key %(key)s and overlapped. %(how)s",
+                ids=", ".join(f"#{e.id}" for e in racers),
+                key=first.key,
+                how=N_(
+                    "Each looked the key up before any of them saved its record, so each "
+                    "found nothing and each charged."
+                )
+                if blind
+                else N_("With the Lock off nothing made one wait for another, so each charged."),
+            ),
+            N_(
+                "That is a TOCTOU race: the check and the act are separate steps, and these "
+                "requests ran with the Lock off. With the Lock on, each later request waits "
+                "for the one holding the lock, looks again and replays."
+            ),
         ),
     )

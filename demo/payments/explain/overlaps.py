@@ -21,12 +21,34 @@ def overlapping_charger(
     paused after charging while A ran to its end; the money moved all the same)."""
     end = focus.finished or focus.started
     for other in entries:
-        charged = other.outcome == "charged" or (
-            not other.finished and other.step("gateway charge") is not None
-        )
-        if other.id == focus.id or other.key != focus.key or not charged:
+        if other.id == focus.id or other.key != focus.key or not _charged(other):
             continue
         other_end = other.finished or other.started
         if other.started <= end and focus.started <= other_end:
             return other
     return None
+
+
+def racing_chargers(
+    focus: RequestEntry, twin: RequestEntry, entries: Sequence[RequestEntry]
+) -> list[RequestEntry]:
+    """``focus``, ``twin`` and every other request with their key that charged while one of
+    them was in flight (two tabs each sending a Double-submit: four), oldest first."""
+    group = {focus.id: focus, twin.id: twin}
+    grew = True
+    while grew:
+        grew = False
+        for other in entries:
+            if other.id in group or other.key != focus.key or not _charged(other):
+                continue
+            if any(overlap(other, member) for member in group.values()):
+                group[other.id] = other
+                grew = True
+    return sorted(group.values(), key=lambda e: e.id)
+
+
+def _charged(entry: RequestEntry) -> bool:
+    """Answered CHARGED, or still in flight past its gateway charge (the money moved)."""
+    return entry.outcome == "charged" or (
+        not entry.finished and entry.step("gateway charge") is not None
+    )

@@ -51,6 +51,9 @@ def replayed(
                 "record yet."
             )
         )
+    overwritten = _overwritten(focus, entries)
+    if overwritten is not None:
+        sentences.append(overwritten)
     shared = _shared_store(focus, entries)
     if shared is not None:
         sentences.append(shared)
@@ -68,6 +71,43 @@ def replayed(
         Text("REPLAYED — %(charge)s again, no new charge", charge=focus.charge_id),
         tuple(sentences),
     )
+
+
+def _overwritten(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Text | None:
+    """Lesson 4, the Lock ticked afterwards: two racers charged under this key at once
+    (the lock off), and each saved its response into the same store; the later save
+    overwrote the first. The replay names the survivor, so say why it is not the first
+    charge. (A record that expired and was charged afresh is no race: no overlap.)"""
+    survivor = next(
+        (e for e in entries if e.outcome == "charged" and e.charge_id == focus.charge_id), None
+    )
+    if survivor is None:
+        return None
+    lost = [
+        e.charge_id
+        for e in entries
+        if e.key == focus.key
+        and e.outcome == "charged"
+        and e.charge_id != focus.charge_id
+        and overlap(e, survivor)
+        and _same_store(e, survivor)
+    ]
+    if not lost:
+        return None
+    return Text(
+        "Requests with this key charged at the same time, and each saved its response "
+        "under it: the later save overwrote %(lost)s. The store keeps the last one, so "
+        "%(charge)s is what replays, while %(lost)s stays in the ledger, charged, and no "
+        "answer names it.",
+        lost=", ".join(str(c) for c in lost),
+        charge=focus.charge_id,
+    )
+
+
+def _same_store(a: RequestEntry, b: RequestEntry) -> bool:
+    """``a`` and ``b`` saved into one store: one instance, or a store shared by all."""
+    shared = a.settings is None or a.settings.store_scope == "shared"
+    return a.instance == b.instance or shared
 
 
 def _shared_store(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Text | None:

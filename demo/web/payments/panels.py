@@ -108,6 +108,12 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
         "charges": charges[::-1][:TABLE_ROWS],
         "more_charges": max(len(charges) - TABLE_ROWS, 0),
         "summary": summary,
+        # Orders still on their way to the gateway (paused in step mode, or in flight):
+        # one charge each is expected, though none has moved yet.
+        "coming": len(
+            {e.charge.order_id for e in entries if e.outcome == "in_flight" and e.charge}
+            - {c.order_id for c in charges}
+        ),
         "emails": len(emails),
         # The mailbox itself (newest first) and the outbox waiting to be relayed (lesson 10).
         "mailbox": [
@@ -152,8 +158,9 @@ def _expired(
 
     The store forgets an expired record (that is what the TTL is), so the store panel
     would say "no key seen" beside a charge made under one; the request log (a bounded
-    ring buffer) still tells it: a request saved a record for the key, the key has no
-    live record now, and the TTL it was saved under has run out on the lab's clock.
+    ring buffer) still tells it: a request saved a record for the key (or left one in
+    progress), the key has no live record now, and the TTL it was saved under has run out
+    on the lab's clock.
     """
     live = {r.key for _, r in records}
     seen: set[str] = set()
@@ -161,7 +168,12 @@ def _expired(
     for e in reversed(entries):
         if not e.key or e.key in live or e.key in seen or e.settings is None:
             continue
-        if e.step("record save") is not None and now >= e.at + e.settings.ttl_s:
+        # A record saved, or one left in progress (its request crashed, is paused, or its
+        # gateway call timed out: in doubt); a failed charge released its reservation.
+        kept = e.step("record save") is not None or (
+            e.step("reserve") is not None and e.outcome in ("crashed", "in_flight", "in_doubt")
+        )
+        if kept and now >= e.at + e.settings.ttl_s:
             seen.add(e.key)
             expired.append({"key": e.key, "ttl": duration(e.settings.ttl_s)})
     return expired
@@ -226,6 +238,15 @@ def _step_context(lab: Workspace) -> dict[str, Any]:
                 and e.step("lock acquire") is not None
             ),
             None,
+        )
+        # Free, but another lane of the same key stands at it too: only one of them takes it.
+        p["lock_rivals"] = ", ".join(
+            q["label"]
+            for q in paused
+            if q is not p
+            and q["idempotency_key"] == p["idempotency_key"]
+            and q["step"] == "lock wait"
+            and q.get("waiting")
         )
         # Stopped after its gateway call: a new charge, or the gateway's replay of the first.
         entry = entries.get(p["request"])

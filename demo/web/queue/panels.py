@@ -17,6 +17,8 @@ from ..filters import duration
 from .chart import semantics_chart
 from .code import code_view
 from .sequence import diagram
+from .steps import scenario_steps
+from .words import CRASH_POINTS, MEASURES, MESSAGE_STATES, MODES, OUTCOMES, STEP_NAMES
 
 LANE_ENTRIES = 8
 """Producer sends and work calls shown on the lanes (the timeline keeps more)."""
@@ -80,6 +82,7 @@ def panels_context(lab: Workspace) -> dict[str, Any]:
         "STEP_NAMES": STEP_NAMES,
         "MODES": MODES,
         "MEASURES": MEASURES,
+        "scenario_steps": scenario_steps,
         **_lesson_context(lab),
     }
 
@@ -138,56 +141,6 @@ def _headline(entry: Any) -> str | Text | None:
         )  # fmt: skip
     outcome = OUTCOMES.get(entry.outcome or "", N_("RUNNING"))
     return Text("%(worker)s: %(outcome)s", worker=entry.worker, outcome=outcome)
-
-
-OUTCOMES: dict[str, str] = {
-    "processed": N_("PROCESSED"),
-    "duplicate_skipped": N_("DUPLICATE SKIPPED"),
-    "crashed": N_("CRASHED, NOT ACKED"),
-    "lost": N_("LOST"),
-    "idle": N_("IDLE"),
-    "published": N_("ENQUEUED"),
-}
-"""A work call's outcome as its badge says it."""
-
-CRASH_POINTS: dict[str, str] = {
-    "after_receive": N_("after receive"),
-    "after_effect": N_("after the side effect"),
-    "after_record": N_("after the record, before the ack"),
-    "relay_after_send": N_("relay: after send, before marking sent"),
-}
-"""Each crash point in the settings select's words (the armed banner uses them too)."""
-
-MESSAGE_STATES: dict[str, str] = {
-    "ready": N_("ready"),
-    "in_flight": N_("in flight"),
-    "acked": N_("acked"),
-    "dead": N_("dead letter"),
-}
-STEP_NAMES: dict[str, str] = {
-    "publish": N_("publish"),
-    "receive": N_("receive"),
-    "dedup check": N_("dedup check"),
-    "side effect": N_("side effect"),
-    "record": N_("record"),
-    "ack": N_("ack"),
-    "relay send": N_("relay send"),
-    "relay mark": N_("relay mark"),
-    "crash": N_("crash"),
-    "handler error": N_("handler error"),
-}
-MODES: dict[str, str] = {
-    "at_most_once": N_("at-most-once"),
-    "at_least_once": N_("at-least-once"),
-    "idempotent": N_("at-least-once + idempotent consumer"),
-}
-MEASURES: dict[str, str] = {
-    "emails_per_key": N_("E-mails for one key"),
-    "lost": N_("Jobs lost"),
-    "dead": N_("Dead letters"),
-    "duplicate_effects": N_("Duplicate side effects"),
-}
-"""What a scenario counts (``Scenario.measure``), as its expected-vs-actual line says it."""
 
 
 def _lesson_context(lab: Workspace) -> dict[str, Any]:

@@ -1,0 +1,47 @@
+"""A queue scenario's clicks as the numbered steps its card lists: the same clicks "Run the
+scenario" runs (:meth:`~demo.queue.lab.QueueLab.play`), said as the buttons that do them,
+so an attendee can run them by hand."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...engine.text import Text
+from ...queue.scenarios import Click, Scenario
+from .words import CRASH_POINTS, MODES
+
+
+def scenario_steps(scenario: Scenario, fixed: bool) -> list[Text]:
+    """The steps of ``scenario`` (its fix's clicks when ``fixed`` and it has its own), one
+    per click; a click repeated right after itself is one step ("Press Work, twice")."""
+    clicks = scenario.fix_clicks if fixed and scenario.fix_clicks else scenario.clicks
+    runs: list[tuple[Click, int]] = []
+    for click in clicks:
+        if runs and runs[-1][0] == click:
+            runs[-1] = (click, runs[-1][1] + 1)
+        else:
+            runs.append((click, 1))
+    return [_step(kind, arg, times) for (kind, arg), times in runs]
+
+
+def _step(kind: str, arg: Any, times: int) -> Text:
+    if kind == "enqueue":
+        return Text("Choose the job %(job)s and press Enqueue.", job=arg["id"])
+    if kind == "producer_retry":
+        return Text("Press Producer retry: the same job again, as a second message.")
+    if kind == "work":
+        return Text("Press Work, twice.") if times == 2 else Text("Press Work.")
+    if kind == "advance":
+        return Text("Press +%(seconds)s s on the lab clock: past the visibility timeout.",
+                    seconds=arg)  # fmt: skip
+    if kind == "settings" and "crash_at" in arg:
+        return Text("Set Crash (once) to “%(where)s”, in the settings.",
+                    where=Text(CRASH_POINTS[arg["crash_at"]]))  # fmt: skip
+    if kind == "simulate":
+        return Text(
+            "In the simulator: %(mode)s, %(messages)s messages, loss %(loss)s, ack loss "
+            "%(ack_loss)s; press Simulate.",
+            mode=Text(MODES[arg["mode"]]), messages=f"{arg['messages']:,}",
+            loss=arg["loss"], ack_loss=arg["ack_loss"],
+        )  # fmt: skip
+    raise ValueError(f"a scenario click the steps cannot say: {kind!r}")

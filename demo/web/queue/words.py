@@ -1,0 +1,55 @@
+"""The queue lab's words for its states, outcomes, steps and modes (marked for
+translation; the page translates them as it renders)."""
+
+from __future__ import annotations
+
+from ...engine.text import N_
+
+OUTCOMES: dict[str, str] = {
+    "processed": N_("PROCESSED"),
+    "duplicate_skipped": N_("DUPLICATE SKIPPED"),
+    "crashed": N_("CRASHED, NOT ACKED"),
+    "lost": N_("LOST"),
+    "idle": N_("IDLE"),
+    "published": N_("ENQUEUED"),
+}
+"""A work call's outcome as its badge says it."""
+
+CRASH_POINTS: dict[str, str] = {
+    "after_receive": N_("after receive"),
+    "after_effect": N_("after the side effect"),
+    "after_record": N_("after the record, before the ack"),
+    "relay_after_send": N_("relay: after send, before marking sent"),
+}
+"""Each crash point in the settings select's words (the armed banner uses them too)."""
+
+MESSAGE_STATES: dict[str, str] = {
+    "ready": N_("ready"),
+    "in_flight": N_("in flight"),
+    "acked": N_("acked"),
+    "dead": N_("dead letter"),
+}
+STEP_NAMES: dict[str, str] = {
+    "publish": N_("publish"),
+    "receive": N_("receive"),
+    "dedup check": N_("dedup check"),
+    "side effect": N_("side effect"),
+    "record": N_("record"),
+    "ack": N_("ack"),
+    "relay send": N_("relay send"),
+    "relay mark": N_("relay mark"),
+    "crash": N_("crash"),
+    "handler error": N_("handler error"),
+}
+MODES: dict[str, str] = {
+    "at_most_once": N_("at-most-once"),
+    "at_least_once": N_("at-least-once"),
+    "idempotent": N_("at-least-once + idempotent consumer"),
+}
+MEASURES: dict[str, str] = {
+    "emails_per_key": N_("E-mails for one key"),
+    "lost": N_("Jobs lost"),
+    "dead": N_("Dead letters"),
+    "duplicate_effects": N_("Duplicate side effects"),
+}
+"""What a scenario counts (``Scenario.measure``), as its expected-vs-actual line says it."""
