@@ -16,6 +16,8 @@ function randomKey() {
 // The Idempotency-Key this request carries, by the client's key strategy:
 // a stable key per intent, a fresh random one per click, or none at all.
 function keyFor(elt) {
+  const press = queued.get(elt);
+  if (press && press.key !== null) return press.key;
   const field = byId("idempotency-key");
   const strategy = byId("key-strategy") ? byId("key-strategy").value : "stable";
   if (elt.dataset.newKey === "true" || strategy === "random") {
@@ -54,6 +56,11 @@ function setHeaders(evt) {
   if (elt.dataset.action) headers["X-Lab-Action"] = elt.dataset.action;
   if (!isCharge(elt)) return;
   const key = keyFor(elt);
+  const press = queued.get(elt);
+  if (press) {
+    queued.delete(elt);
+    evt.detail.parameters = press.params; // the order as it was when pressed
+  }
   if (key === "") return; // no key: the request runs unprotected, on purpose
   // Anything else goes out, and the server answers 400 if bad.
   if (unsendable(key)) {
@@ -166,6 +173,34 @@ function chargeAnswered(evt) {
   }
 }
 
+// A press that htmx queues behind its button's last request goes out later, and htmx reads
+// the form only then: it would send whatever the attendee typed meanwhile (another amount,
+// another order). What was pressed is kept here, element → {params, key, label}, and sent.
+const queued = new Map();
+
+function keepPress(button, sources) {
+  const field = byId("idempotency-key");
+  const strategy = byId("key-strategy") ? byId("key-strategy").value : "stable";
+  const fresh = button.dataset.newKey === "true" || strategy === "random";
+  const press = {
+    params: new FormData(byId("order-form")),
+    key: fresh ? null : (strategy === "none" || !field ? "" : field.value), // null: a new key when sent
+    label: button.textContent.trim()
+  };
+  Array.prototype.forEach.call(sources, function (el) { queued.set(el, press); });
+}
+
+// New order replaces the form, and htmx drops a press queued on a button that is gone.
+function dropGonePresses() {
+  let label = null;
+  queued.forEach(function (press, el) {
+    if (document.body.contains(el)) return;
+    queued.delete(el);
+    label = press.label;
+  });
+  if (label !== null) showNotice(t("queued_dropped").replace("{button}", label), false);
+}
+
 function startInFlight() {
   document.body.addEventListener("htmx:confirm", function (evt) {
     if (isCharge(evt.detail.elt) && guardOn() && inFlight > 0) {
@@ -183,6 +218,7 @@ function startInFlight() {
       ? document.querySelectorAll("#order-form [data-action^='Double-submit ']")
       : [button];
     if (Array.prototype.some.call(sources, function (el) { return el.classList.contains("htmx-request"); })) {
+      keepPress(button, sources);
       // Not scrolled to: the next click must land on the button it aims at.
       showNotice(t("queued").replace("{button}", button.textContent.trim()), false);
     }
@@ -287,6 +323,7 @@ function startKeyField() {
   });
   document.body.addEventListener("htmx:afterSwap", function (evt) {
     if (evt.detail.target && evt.detail.target.id === "order-form") {
+      dropGonePresses();
       showStrategy();
       showNextKey();
     }

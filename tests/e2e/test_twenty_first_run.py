@@ -1,0 +1,61 @@
+"""The twenty-first new-user run, in a real browser: a press that waits its turn sends what
+was pressed, not what the form holds by the time it leaves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+from test_keyboard import open_lab, paused_pair, settled
+
+pytestmark = pytest.mark.e2e
+
+ALL_ANSWERED = """() => !document.querySelector('.htmx-request')
+    && !document.querySelector('[data-step-label]')"""
+
+
+def test_a_queued_double_submit_sends_the_amount_it_was_pressed_with(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """Double-submit pressed while its pair was paused, then another amount typed: the queued
+    pair went out with the new amount (htmx reads the form only when it sends)."""
+    lab_id = open_lab(page, live_server, "nu21-queued-body")
+    lab = live_server.lab(lab_id)
+    paused_pair(page, live_server, lab_id, lock=False)
+    pressed_with = int(page.locator("#amount").input_value())
+    page.keyboard.press("d")
+    expect(page.locator("#notice")).to_contain_text("waits its turn")
+    page.locator("#amount").fill(str(pressed_with + 5000))
+    page.get_by_role("button", name="Release all").click()
+    page.wait_for_function("() => document.querySelectorAll('[data-step-label]').length === 2")
+    expect(page.locator("[data-step-label=B]")).to_be_enabled(timeout=20_000)
+    settled(page)
+    page.get_by_role("button", name="Release all").click()
+    page.wait_for_function(ALL_ANSWERED, timeout=20_000)
+    amounts = [entry.charge.amount for entry in lab.payments.requests() if entry.charge]
+    assert amounts == [pressed_with] * 4
+    # The next press sends the form as it is now.
+    page.locator("input[name=step_mode]").uncheck()
+    expect(page.locator("#step")).to_be_hidden()
+    page.get_by_role("button", name="Pay", exact=True).click()
+    page.wait_for_function("() => !document.querySelector('.htmx-request')")
+    last = lab.payments.requests()[-1].charge
+    assert last is not None and last.amount == pressed_with + 5000
+
+
+def test_a_queued_press_new_order_replaced_says_it_was_not_sent(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """New order while a press waited its turn: the press vanished without a word."""
+    lab_id = open_lab(page, live_server, "nu21-queued-gone")
+    lab = live_server.lab(lab_id)
+    paused_pair(page, live_server, lab_id, lock=False)
+    page.keyboard.press("d")
+    expect(page.locator("#notice")).to_contain_text("waits its turn")
+    page.get_by_role("button", name="New order").click()
+    notice = page.locator("#notice")
+    expect(notice).to_contain_text("was not sent: New order replaced the order")
+    page.get_by_role("button", name="Release all").click()
+    page.wait_for_function(ALL_ANSWERED, timeout=20_000)
+    assert len(lab.payments.requests()) == 2
