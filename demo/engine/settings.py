@@ -38,3 +38,16 @@ def setting_errors(
                 choices=", ".join(f'"{c}"' for c in choices[str(name)]),
             )
     return errors
+
+
+def fix_set_by_hand(
+    scenario_settings: Mapping[str, object],
+    fix: Mapping[str, object],
+    settings: Mapping[str, object],
+) -> bool:
+    """Whether the lab's ``settings`` already hold every setting a scenario's ``fix``
+    changes from its ``scenario_settings``, the fix not applied: the attendee ticked it by
+    hand (the payment lab's Lock, the queue lab's Dedup). False for a fix that changes no
+    setting."""
+    changed = {k: v for k, v in fix.items() if scenario_settings.get(k) != v}
+    return bool(changed) and all(settings.get(k) == v for k, v in changed.items())

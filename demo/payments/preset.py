@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..engine.settings import fix_set_by_hand
 from ..engine.text import N_
 
 
@@ -59,10 +60,9 @@ class Scenario:
         hold every setting the fix changes, the fix not applied: the attendee ticked it
         by hand (lesson 4's Lock). Never for a fix of the client's switches or clicks,
         which the server does not see."""
-        changed = {k: v for k, v in self.fix.items() if self.settings.get(k) != v}
-        if not changed or self.fix_client or self.fix_script:
+        if self.fix_client or self.fix_script:
             return False
-        return all(settings.get(k) == v for k, v in changed.items())
+        return fix_set_by_hand(self.settings, self.fix, settings)
 
     def goal_for(self, fixed: bool, goal: str) -> str:
         """The goal the card shows: ``goal`` (the lesson's or the scenario's), or the fixed

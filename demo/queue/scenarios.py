@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..engine.settings import fix_set_by_hand
 from ..engine.text import N_
 from .jobs import EXAMPLE
 
@@ -55,6 +56,12 @@ class Scenario:
     expected_text: str
     fix_clicks: tuple[Click, ...] | None = None
     tags: tuple[str, ...] = field(default=())
+
+    def fix_set_by_hand(self, settings: Mapping[str, Any]) -> bool:
+        """Whether the lab's ``settings`` (as :meth:`~.settings.Settings.as_dict` gives
+        them) already hold every setting the fix changes, the fix not applied: Dedup
+        ticked by hand. Never for a fix made of other clicks (``fix_clicks``)."""
+        return self.fix_clicks is None and fix_set_by_hand(self.settings, self.fix, settings)
 
 
 SCENARIOS: dict[str, Scenario] = {

@@ -1,0 +1,101 @@
+"""The twenty-first new-user run, in both languages: Dedup ticked by hand counts as the
+queue lesson's fix, and the failure a lesson's first check asked for reads as evidence, not
+as a red MISMATCH, before the lesson is achieved."""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+from typing import Any
+
+from flask.testing import FlaskClient
+
+from demo.lessons import Progress
+from demo.web.i18n import MISSING
+
+APP_CONFIG = {"I18N_MARK_MISSING": True}
+HX = {"HX-Request": "true"}
+EN = {"Accept-Language": "en"}
+VI = {"Accept-Language": "vi"}
+RUN_BUTTON = re.compile(r'name="fixed" value="(\d)">\s*<button type="submit" id="run-scenario"')
+
+
+def page(client: FlaskClient, url: str, headers: dict[str, str] = EN) -> str:
+    answer = client.get(url, headers=headers)
+    assert answer.status_code == 200
+    assert MISSING not in answer.text
+    return html_lib.unescape(answer.text)
+
+
+def queue_post(client: FlaskClient, lab: str, what: str, **form: str) -> None:
+    answer = client.post(f"/lab/{lab}/queue/{what}", data=form, headers=HX)
+    assert answer.status_code == 200, answer.text
+
+
+def test_dedup_ticked_by_hand_is_the_queue_lessons_fix(client: FlaskClient, lab_of: Any) -> None:
+    """Lesson 2: Dedup ticked by hand kept "fix OFF", and Run the scenario turned it off
+    again, so the lesson never completed."""
+    assert client.post("/lab/q21-hand?lesson=duplicate-job").status_code in (302, 303)
+    queue_post(client, "q21-hand", "run", scenario="duplicate-job", fixed="0")
+    html = page(client, "/lab/q21-hand/queue")
+    # The failure the first check asked for: evidence, not a MISMATCH.
+    assert "the failure you caused, kept as evidence" in html and "MISMATCH" not in html
+    assert RUN_BUTTON.search(html).group(1) == "0"  # type: ignore[union-attr]
+    queue_post(client, "q21-hand", "settings", setting="dedup", dedup="on")
+    html = page(client, "/lab/q21-hand/queue")
+    assert "fix ON (set by hand)" in html and "fix OFF" not in html
+    assert RUN_BUTTON.search(html).group(1) == "1"  # type: ignore[union-attr]
+    assert "cách sửa: BẬT (bật bằng tay)" in page(client, "/lab/q21-hand/queue", VI)
+    queue_post(client, "q21-hand", "run", scenario="duplicate-job", fixed="1")
+    lab = lab_of("q21-hand")
+    assert lab.queue.settings.dedup is True
+    html = page(client, "/lab/q21-hand/queue")
+    assert "Lesson achieved" in html
+
+
+def test_a_queue_run_with_the_fix_that_still_fails_is_a_mismatch(client: FlaskClient) -> None:
+    """Evidence is the failure before the fix; with the fix on, a wrong count stays red."""
+    assert client.post("/lab/q21-red?lesson=redelivery").status_code in (302, 303)
+    queue_post(client, "q21-red", "run", scenario="redelivery", fixed="1")
+    queue_post(client, "q21-red", "settings", setting="dedup")  # Dedup off again, by hand
+    queue_post(client, "q21-red", "enqueue")
+    queue_post(client, "q21-red", "work")
+    queue_post(client, "q21-red", "clock", advance_s="31")
+    queue_post(client, "q21-red", "work")
+    html = page(client, "/lab/q21-red/queue")
+    assert "MISMATCH" in html
+
+
+def lesson_card(client: FlaskClient, lab_id: str, headers: dict[str, str] = EN) -> str:
+    found = re.search(r'id="lesson".*?</section>', page(client, f"/lab/{lab_id}", headers), re.S)
+    assert found
+    return found.group(0)
+
+
+def test_the_double_charge_a_payment_lesson_asked_for_is_evidence(
+    client: FlaskClient, lab_of: Any
+) -> None:
+    """Lesson 4, the double charge made: its check ticked beside a red "expected 1 actual 2
+    MISMATCH", though it was what the steps asked for. (Two keys stand in for the race
+    here: the card reads the ledger and the progress.)"""
+    lab = lab_of("p21-first")
+    lab.open_lesson("race")
+    for key in ("k-1", "k-2"):
+        answer = client.post(
+            "/lab/p21-first/api/charges",
+            json={"order_id": "42", "amount": 100000},
+            headers={**HX, "Idempotency-Key": key, "X-Lab-Action": "Pay"},
+        )
+        assert answer.status_code == 201
+    card = lesson_card(client, "p21-first")
+    assert "MISMATCH" in card  # nothing asked for it yet
+    lab.progress["race"] = Progress(met_at={"lock-off-double": 0.0})
+    card = lesson_card(client, "p21-first")
+    assert "Lesson achieved" not in card
+    assert "MISMATCH" not in card and 'class="numbers bad"' not in card
+    assert "1 extra: the failure you caused, kept as evidence" in card
+    vi = lesson_card(client, "p21-first", VI)
+    assert "thừa 1: lỗi bạn đã gây ra" in vi and "KHÔNG KHỚP" not in vi
+    # The Lock ticked by hand holds the fix: a double charge now is a real mismatch.
+    assert client.patch("/lab/p21-first/api/settings", json={"lock": True}).status_code == 200
+    assert "MISMATCH" in lesson_card(client, "p21-first")
