@@ -190,14 +190,18 @@ def open_scenario(client: FlaskClient, lab: str, name: str, fixed: bool) -> None
 
 
 def test_lesson_one_shows_a_declined_card_is_final(client: FlaskClient) -> None:
-    """Item 5: the lesson promised "why a declined card is final" but only showed 400s."""
+    """Item 5: the lesson promised "why a declined card is final" but only showed 400s.
+    The fix keeps the plan (400 stops at once), and its second step runs the 402."""
     open_scenario(client, "rf5", "retry-policy", fixed=True)
     answer = client.post("/lab/rf5/retries/api/run", json={}).get_json()
+    assert [a["status"] for a in answer["attempts"]] == [400]
+    assert answer["outcome"] == "final_error" and answer["charges"] == 0
+    answer = client.post("/lab/rf5/retries/api/run", json={"faults": [402]}).get_json()
     assert [a["status"] for a in answer["attempts"]] == [402]
     assert answer["outcome"] == "final_error" and answer["charges"] == 0
     lesson = client.post("/lab/rf5?lesson=retry-policy")
     assert lesson.status_code == 303
-    assert "A declined card (402) ended the run at once" in client.get("/lab/rf5/retries").text
+    assert "A 4xx no retry can change ended the run at once" in client.get("/lab/rf5/retries").text
 
 
 def test_the_jitter_fix_shows_every_strategy_side_by_side(client: FlaskClient) -> None:

@@ -79,11 +79,16 @@ def test_the_operations_labs_first_steps_say_one_press_runs_every_attempt() -> N
     assert "Retry it" in OPERATIONS_LESSONS["set-vs-add"].steps[0]
 
 
-def test_the_retry_policy_fix_says_why_its_plan_is_a_402() -> None:
-    """The fix turned the plan's 400s into 402s without a word: the tester asked why."""
-    step = RETRY_LESSONS["retry-policy"].steps_for(True)[0]
-    assert "402" in step and "400" in step and "in place of" in step
-    assert "402" in VI_TEXT.gettext(step) and VI_TEXT.gettext(step) != step
+def test_the_retry_policy_fix_keeps_the_plan_and_names_the_402() -> None:
+    """The fix turned the plan's 400s into 402s: the tester asked why (the twentieth run),
+    then read it as the fix changing the fault rather than the policy (the twenty-first).
+    The fix keeps the 400 plan; its second step runs a declined card."""
+    lesson = RETRY_LESSONS["retry-policy"]
+    assert lesson.faults_for(True) == lesson.faults_for(False) == (400, 400, 400, 400)
+    first, second = lesson.steps_for(True)
+    assert "400" in first and "402" in second
+    for step in (first, second):
+        assert VI_TEXT.gettext(step) != step
 
 
 @pytest.mark.parametrize(

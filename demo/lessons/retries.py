@@ -7,8 +7,8 @@ from ..engine.text import N_
 from .engine import Check, Lesson
 from .retries_facts import (
     budget_lowers_peak,
-    declined_final,
     double_charge_new_keys,
+    final_at_once,
     jitter_fewer_calls,
     no_jitter_storm,
     outage_storm,
@@ -30,16 +30,16 @@ CHAPTER: tuple[Lesson, ...] = (
         (
             N_("Every attempt gets the same 400: the request is wrong; waiting fixes nothing."),
             N_(
-                "Apply the fix: retry_on keeps only network errors, 408, 429 and 5xx; the plan "
-                "becomes a declined card (402)."
+                "Apply the fix: retry_on keeps only network errors, 408, 429 and 5xx, so the "
+                "same 400 ends the run at once; a declined card (402) does too."
             ),
         ),
         N_("Retry only what may succeed next time; a 400 or a declined card is final."),
         Check("wasted", N_("A 4xx that no retry can change was retried"), wasted_retry),
         Check(
             "final",
-            N_("A declined card (402) ended the run at once: one attempt, a final error"),
-            declined_final,
+            N_("A 4xx no retry can change ended the run at once: one attempt, a final error"),
+            final_at_once,
         ),
     ),
     _lesson(

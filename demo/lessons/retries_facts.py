@@ -160,10 +160,11 @@ def wasted_retry(ev: Evidence) -> bool:
     return any(a.retried and a.status in MISTAKES for r in ev.runs for a in r.attempts)
 
 
-def declined_final(ev: Evidence) -> bool:
-    """A declined card (402) ended a run at its first attempt: final, not retried."""
+def final_at_once(ev: Evidence) -> bool:
+    """An answer no retry can change (400, 402, 409, 422: a bad request, a declined card)
+    ended a run at its first attempt: final, not retried."""
     return any(
-        r.outcome == "final_error" and len(r.attempts) == 1 and r.attempts[0].status == 402
+        r.outcome == "final_error" and len(r.attempts) == 1 and r.attempts[0].status in MISTAKES
         for r in ev.runs
     )
 

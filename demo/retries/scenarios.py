@@ -124,12 +124,14 @@ SCENARIOS: dict[str, Scenario] = {
             policy={"retry_on": [*_ALL_SAFE, *MISTAKES], "strategy": "exponential"},
             faults=(400, 400, 400, 400),
             fix_policy={"retry_on": _ALL_SAFE},
-            fix_faults=(402, 402, 402, 402),
             fix_steps=(
                 N_(
-                    "The fix retries only what may succeed, and its fault plan is a declined "
-                    "card (402) in place of the bad request (400): press Run, and the client "
-                    "stops at the first answer, since a declined card is final too."
+                    "The fix retries only what may succeed, on the same plan: press Run, and "
+                    "the client stops at the first 400, a final error."
+                ),
+                N_(
+                    "A declined card is final too: pick 402 in the fault plan and press Run "
+                    "again; one attempt."
                 ),
             ),
             expect={"attempts": 1, "outcome": "final_error"},
