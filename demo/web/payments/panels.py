@@ -76,12 +76,7 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
     now = lab.now()
     records = lab.payments.records()[::-1]
     settings = lab.payments.settings
-    # The open lesson's first button, which the empty states name.
-    first_click = (
-        lab.payments.scenario.clicks(lab.payments.fixed)[0]
-        if lab.payments.scenario and lab.payments.scenario.script
-        else "Pay"
-    )
+    first_click = _first_click(lab)
     return {
         "version": version,
         "lab": lab,
@@ -108,12 +103,7 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
         "charges": charges[::-1][:TABLE_ROWS],
         "more_charges": max(len(charges) - TABLE_ROWS, 0),
         "summary": summary,
-        # Orders still on their way to the gateway (paused in step mode, or in flight):
-        # one charge each is expected, though none has moved yet.
-        "coming": len(
-            {e.charge.order_id for e in entries if e.outcome == "in_flight" and e.charge}
-            - {c.order_id for c in charges}
-        ),
+        "coming": _coming(entries, charges),
         "emails": len(emails),
         # The mailbox itself (newest first) and the outbox waiting to be relayed (lesson 10).
         "mailbox": [
@@ -128,6 +118,19 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
         **_lesson_context(lab),
         **(_step_context(lab) if settings.step_mode or lab.payments.stepper.paused() else {}),
     }
+
+
+def _first_click(lab: Workspace) -> str:
+    """The open lesson's first button, which the empty states name ("Pay" in free play)."""
+    scenario = lab.payments.scenario
+    return scenario.clicks(lab.payments.fixed)[0] if scenario and scenario.script else "Pay"
+
+
+def _coming(entries: list[RequestEntry], charges: list[Any]) -> int:
+    """Orders still on their way to the gateway (paused in step mode, or in flight), not
+    yet in the ledger ``charges``: one charge each is expected, though none has moved."""
+    on_the_way = {e.charge.order_id for e in entries if e.outcome == "in_flight" and e.charge}
+    return len(on_the_way - {c.order_id for c in charges})
 
 
 def _left_from(left: tuple[Scenario, int] | None, entries: list[RequestEntry]) -> Scenario | None:
