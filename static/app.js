@@ -27,6 +27,13 @@ lessons.start(); // the autorun may press a button at once
 proofInView.start(); // presenter mode: the answer's proof on screen
 refusal.start(); // a key the page refuses is told in the panel
 
+// A page the browser keeps and shows again on Back or Forward (its back/forward cache)
+// shows the lab as it was, with any menu choice left unsubmitted: load it afresh. (Form
+// values it would restore otherwise are kept out by autocomplete="off" on the forms.)
+window.addEventListener("pageshow", function (evt) {
+  if (evt.persisted) location.reload();
+});
+
 // Every listener is in place: a key pressed from now on is heard. (A page that a
 // navigation just replaced shows its HTML before this line runs; the browser tests wait
 // for it before they press a key.)

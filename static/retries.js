@@ -16,21 +16,36 @@ function startPlan() {
   });
 }
 
-// The forms sit in the left column, their answers in the right one: once the panels
-// have settled, scroll the answer (the run, or the storm's chart) into view if it is
-// not, by as little as it takes. A poll's refresh moves nothing.
+// The forms sit in the left column, their answers in the right one: once the answer
+// is in, bring the answer (the run, or the storm's chart) on screen. In a lesson,
+// the card's checks and numbers stay above it when both fit: they say what the run meant.
+// Otherwise the answer's top comes first (its headline), never its bottom alone. A poll's
+// refresh moves nothing.
 const ANSWERS = {"policy-form": "#run", "storm-form": "#storm"};
+const MARGIN = 8; // px above what is brought to the top
 
+function showAnswer(answer) {
+  const checks = document.querySelector("#lesson .checks");
+  const line = answer.querySelector(".run-headline, svg") || answer;
+  const height = window.innerHeight;
+  if (checks) {
+    const top = checks.getBoundingClientRect().top;
+    if (line.getBoundingClientRect().bottom - top <= height - 2 * MARGIN) {
+      window.scrollBy(0, top - MARGIN);
+      return;
+    }
+  }
+  const box = answer.getBoundingClientRect();
+  if (box.top < 0 || line.getBoundingClientRect().bottom > height) window.scrollBy(0, box.top - MARGIN);
+}
+
+// The page settles a swap at once (defaultSettleDelay 0, base.html): by the request's
+// end, its answer is in the page.
 function startAnswerInView() {
-  let shown = null;
   document.body.addEventListener("htmx:afterRequest", function (evt) {
     const elt = evt.detail.elt;
-    shown = elt && ANSWERS[elt.id] && evt.detail.successful ? ANSWERS[elt.id] : null;
-  });
-  document.body.addEventListener("htmx:afterSettle", function () {
-    const answer = shown && document.querySelector(shown);
-    shown = null;
-    if (answer) answer.scrollIntoView({block: "nearest"});
+    const answer = elt && ANSWERS[elt.id] && evt.detail.successful ? document.querySelector(ANSWERS[elt.id]) : null;
+    if (answer) showAnswer(answer);
   });
 }
 

@@ -188,7 +188,7 @@ def test_the_page_in_vietnamese_leaves_nothing_untranslated(app: Flask) -> None:
             assert MISSING not in html, name
     page = marking.get("/lab/q-vi/queue", headers={"Accept-Language": "vi"}).text
     assert MISSING not in page
-    assert "Lab hàng đợi" in page
+    assert "Phòng lab hàng đợi" in page
 
 
 def test_the_payment_page_with_a_queue_lesson_open_or_achieved(

@@ -4,19 +4,24 @@ as a red MISMATCH, before the lesson is achieved."""
 
 from __future__ import annotations
 
+import gettext
 import html as html_lib
+import io
 import re
 from typing import Any
 
 from flask.testing import FlaskClient
 
 from demo.lessons import Progress
-from demo.web.i18n import MISSING
+from demo.web.i18n import MISSING, TRANSLATIONS
 
 APP_CONFIG = {"I18N_MARK_MISSING": True}
 HX = {"HX-Request": "true"}
 EN = {"Accept-Language": "en"}
 VI = {"Accept-Language": "vi"}
+VI_TEXT = gettext.GNUTranslations(
+    io.BytesIO((TRANSLATIONS / "vi/LC_MESSAGES/messages.mo").read_bytes())
+)
 RUN_BUTTON = re.compile(r'name="fixed" value="(\d)">\s*<button type="submit" id="run-scenario"')
 
 
@@ -33,8 +38,8 @@ def queue_post(client: FlaskClient, lab: str, what: str, **form: str) -> None:
 
 
 def test_dedup_ticked_by_hand_is_the_queue_lessons_fix(client: FlaskClient, lab_of: Any) -> None:
-    """Lesson 2: Dedup ticked by hand kept "fix OFF", and Run the scenario turned it off
-    again, so the lesson never completed."""
+    """Lesson 2: Dedup ticked by hand kept "fix OFF", and Run the scenario (now Run the
+    steps) turned it off again, so the lesson never completed."""
     assert client.post("/lab/q21-hand?lesson=duplicate-job").status_code in (302, 303)
     queue_post(client, "q21-hand", "run", scenario="duplicate-job", fixed="0")
     html = page(client, "/lab/q21-hand/queue")
@@ -99,3 +104,35 @@ def test_the_double_charge_a_payment_lesson_asked_for_is_evidence(
     # The Lock ticked by hand holds the fix: a double charge now is a real mismatch.
     assert client.patch("/lab/p21-first/api/settings", json={"lock": True}).status_code == 200
     assert "MISMATCH" in lesson_card(client, "p21-first")
+
+
+def test_every_page_carries_one_brand_in_both_languages(client: FlaskClient) -> None:
+    """The header read "Idempotency lab" on two pages, "Queue lab" and "Operations lab" on
+    the others; in Vietnamese "Phòng lab …" beside "Lab …"."""
+    for path in ("", "/queue", "/retries", "/natural"):
+        html = page(client, f"/lab/brand21{path}")
+        assert re.search(r"<h1>Idempotency lab</h1>", html), path
+        vi = page(client, f"/lab/brand21{path}", VI)
+        assert re.search(r"<h1>Phòng lab idempotency</h1>", vi), path
+    for name in ("Idempotency lab", "Queue lab", "Operations lab", "Retry lab"):
+        assert VI_TEXT.gettext(name).startswith("Phòng lab "), name
+
+
+def test_a_queue_lesson_card_has_the_buttons_of_the_other_labs(client: FlaskClient) -> None:
+    """The queue card said "Run the scenario" and listed every hint under "Hints" at once,
+    where the other labs' cards say "Run the steps" and "Show a hint", one at a time."""
+    assert client.post("/lab/q21-card?lesson=redelivery").status_code in (302, 303)
+    html = page(client, "/lab/q21-card/queue")
+    assert "Run the steps" in html and "Run the scenario" not in html
+    first_hint = "Run the steps: the worker crashes before its ack"
+    assert "Show a hint" in html and first_hint not in html
+    hint_url = re.search(r'hx-post="([^"]+/hint)"', html)
+    assert hint_url
+    for shown in (1, 2):
+        queue_post_url = hint_url.group(1)
+        assert client.post(queue_post_url, headers=HX).status_code == 200
+        html = page(client, "/lab/q21-card/queue")
+        assert first_hint in html
+        assert ("Show a hint" in html) is (shown < 2)  # the lesson has two hints
+    vi = page(client, "/lab/q21-card/queue", VI)
+    assert "Chạy các bước: worker crash trước khi ack" in vi

@@ -31,7 +31,7 @@ QUEUE_PATH: tuple[Lesson, ...] = (
         N_("See a redelivered message send a second e-mail, then see dedup send none."),
         (
             N_(
-                "Run the scenario: the worker crashes before its ack, the clock passes the "
+                "Run the steps: the worker crashes before its ack, the clock passes the "
                 "visibility timeout, and the broker delivers the message again."
             ),
             N_("Then apply the fix: the dedup table keyed by invoice:42:email."),

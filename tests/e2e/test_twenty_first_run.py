@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 from test_keyboard import open_lab, paused_pair, settled
+from test_presenter_proof import PROJECTOR
+from test_retries_browser import open_retries
 
 pytestmark = pytest.mark.e2e
 
@@ -59,3 +61,36 @@ def test_a_queued_press_new_order_replaced_says_it_was_not_sent(
     page.get_by_role("button", name="Release all").click()
     page.wait_for_function(ALL_ANSWERED, timeout=20_000)
     assert len(lab.payments.requests()) == 2
+
+
+def test_back_and_forward_show_the_scenario_the_lab_is_in(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """Back, then Forward: the header's Scenario menu showed a choice never opened (the
+    browser restored it), beside the card of the scenario the lab was in."""
+    open_lab(page, live_server, "nu21-back")
+    page.select_option("#scenario-select", "race")
+    page.locator(".scenario-menu button").click()
+    expect(page.locator("#lesson")).to_contain_text("The race")
+    page.select_option("#scenario-select", "ttl-expiry")  # chosen, not opened
+    page.go_back()
+    expect(page.locator("#scenario-select")).to_have_value("race")
+    page.go_forward()
+    expect(page.locator("#lesson")).to_contain_text("The race")
+    expect(page.locator("#scenario-select")).to_have_value("race")
+
+
+def test_a_retry_lesson_run_keeps_its_checks_and_its_headline_on_screen(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """Run, pressed under the policy at 1280×720: the page scrolled the run's table into
+    view, the lesson's checks and numbers above the top edge (the answer-in-view script
+    listened for a settle that came before the request's end)."""
+    page.set_viewport_size(PROJECTOR)
+    open_retries(page, live_server, "?lesson=retry-policy")
+    page.locator("#policy-form button[data-action='run']").click()
+    expect(page.locator("#run .run-headline")).to_be_visible()
+    checks = page.locator("#lesson .checks").bounding_box()
+    headline = page.locator("#run .run-headline").bounding_box()
+    assert checks is not None and headline is not None
+    assert checks["y"] >= 0 and headline["y"] + headline["height"] <= PROJECTOR["height"]

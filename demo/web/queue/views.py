@@ -175,6 +175,18 @@ def run_scenario(lab_id: str) -> BaseResponse:
     return _answer(lab)
 
 
+@bp.post("/lab/<lab_id>/queue/lessons/<name>/hint")
+def hint(lab_id: str, name: str) -> BaseResponse:
+    """Reveal the next hint of lesson ``name``, as the other labs' cards do: the panels
+    (htmx), else 303 to the page.
+
+    :raises Problem: 404 for an unknown lesson; 409 in a read-only replay.
+    """
+    lab = lab_to_write(lab_id)
+    lab.show_hint(name)
+    return _answer(lab)
+
+
 @bp.post("/lab/<lab_id>/queue/step")
 def step(lab_id: str) -> BaseResponse:
     """Step mode, as ``POST .../queue/api/step`` does (step mode itself is turned on
