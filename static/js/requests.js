@@ -283,6 +283,7 @@ function showNextKey() {
   let text;
   if (value === "random") text = t("next_key_random");
   else if (value === "none" || field.value === "") text = t("next_key_none");
+  else if (field.value.trim() === "") text = t("next_key_blank"); // HTTP trims a header value
   else if (unsendable(field.value)) text = t("next_key_unsendable");
   else if (field.value === stable) {
     // The amount too: the same key with another amount is a 409, not a replay.

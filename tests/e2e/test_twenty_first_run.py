@@ -94,3 +94,16 @@ def test_a_retry_lesson_run_keeps_its_checks_and_its_headline_on_screen(
     headline = page.locator("#run .run-headline").bounding_box()
     assert checks is not None and headline is not None
     assert checks["y"] >= 0 and headline["y"] + headline["height"] <= PROJECTOR["height"]
+
+
+def test_a_key_of_spaces_is_told_before_it_goes(page: Page, live_server: Any, errors: Any) -> None:
+    """A key of three spaces: the line under the field read "Retry sends the key in the
+    field:    . It is not this order's stable key", as if a key were there."""
+    lab_id = open_lab(page, live_server, "nu21-spaces")
+    page.locator("#idempotency-key").fill("   ")
+    expect(page.locator("#key-next")).to_contain_text("holds only spaces")
+    expect(page.locator("#key-next")).not_to_contain_text("Retry sends the key in the field")
+    page.get_by_role("button", name="Pay", exact=True).click()
+    expect(page.locator("#explain .headline")).to_contain_text("400")
+    assert live_server.lab(lab_id).payments.gateway.ledger() == []
+    errors.clear()  # the 400 in the console is the point
