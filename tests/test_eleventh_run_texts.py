@@ -18,7 +18,7 @@ from test_step_mode import quiet, requests, step
 
 from demo.engine.problems import Problem
 from demo.lessons import LESSONS
-from demo.payments.charges import MAX_AMOUNT, parse_charge
+from demo.payments.charges import MAX_AMOUNT, MAX_AMOUNT_TEXT, parse_charge
 from demo.payments.scenarios import SCENARIOS
 
 APP_CONFIG = {"I18N_MARK_MISSING": True}
@@ -31,7 +31,9 @@ def test_a_huge_amount_is_told_its_range_not_that_it_is_no_integer(amount: bytes
     with pytest.raises(Problem) as caught:
         parse_charge(b'{"order_id": "42", "amount": ' + amount + b"}")
     said = str(caught.value.extra["errors"]["amount"])
-    assert said == f"must be between 1 and {MAX_AMOUNT}"
+    assert said == "must be between 1 and 1,000,000,000,000,000"
+    assert int(str(MAX_AMOUNT_TEXT).replace(",", "")) == MAX_AMOUNT
+    assert VI_CATALOGUE.gettext(MAX_AMOUNT_TEXT.msgid) == "1.000.000.000.000.000"
     with pytest.raises(Problem) as caught:
         parse_charge(b'{"order_id": "42", "amount": 100000.0}')  # in range, not an integer
     assert "must be an integer" in str(caught.value.extra["errors"]["amount"])

@@ -136,3 +136,19 @@ def test_a_queue_lesson_card_has_the_buttons_of_the_other_labs(client: FlaskClie
         assert ("Show a hint" in html) is (shown < 2)  # the lesson has two hints
     vi = page(client, "/lab/q21-card/queue", VI)
     assert "Chạy các bước: worker crash trước khi ack" in vi
+
+
+def test_the_operations_lesson_keeps_its_answer_folded_until_tried(
+    client: FlaskClient, lab_of: Any
+) -> None:
+    """Lesson 2 of the operations lab: its "Why" listed which operations are natural
+    before the attendee had sorted one; and the Attempts field was refused as "times"."""
+    assert client.post("/lab/n21-why?lesson=which-are-natural").status_code in (302, 303)
+    html = page(client, "/lab/n21-why/natural")
+    assert '<details class="why"><summary><b>Why:</b> the answer, once you have tried' in html
+    assert "Attempts <small><code>times</code></small>" in html
+    vi = page(client, "/lab/n21-why/natural", VI)
+    assert "câu trả lời, sau khi bạn đã thử các bước" in vi
+    lab_of("n21-why").progress["which-are-natural"].met_at["sorted"] = 0.0
+    html = page(client, "/lab/n21-why/natural")
+    assert '<details class="why">' not in html and '<p class="why"><b>Why:</b>' in html

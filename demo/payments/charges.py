@@ -20,6 +20,10 @@ from ..engine.text import N_, Reasons, Text
 MAX_AMOUNT = 10**15
 """The largest amount accepted, in minor units."""
 
+MAX_AMOUNT_TEXT = Text(N_("1,000,000,000,000,000"))
+""":data:`MAX_AMOUNT` as a person reads it, grouped by thousands as each language groups
+them (Vietnamese with dots, as the page's amounts are)."""
+
 MAX_KEY_LENGTH = 255
 """Stripe's limit for an idempotency key, in characters (the key, not its quoted form)."""
 
@@ -192,13 +196,13 @@ def parse_charge(body: bytes) -> ChargeRequest:
     if isinstance(amount, float) and not 1 <= amount <= MAX_AMOUNT:
         # Out of range first: a browser sends a huge integer typed in a number field as a
         # float (999999999999999999999999 as 1e+24), and the range is what is wrong with it.
-        errors["amount"] = Text("must be between 1 and %(max)s", max=MAX_AMOUNT)
+        errors["amount"] = Text("must be between 1 and %(max)s", max=MAX_AMOUNT_TEXT)
     elif isinstance(amount, bool) or not isinstance(amount, int):
         errors["amount"] = N_(
             'must be an integer in minor units (100000, not 100000.0 or "100000")'
         )
     elif not 1 <= amount <= MAX_AMOUNT:
-        errors["amount"] = Text("must be between 1 and %(max)s", max=MAX_AMOUNT)
+        errors["amount"] = Text("must be between 1 and %(max)s", max=MAX_AMOUNT_TEXT)
 
     currency = value.get("currency", "VND")
     if not isinstance(currency, str) or not _CURRENCY.fullmatch(currency):
