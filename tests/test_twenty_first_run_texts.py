@@ -152,3 +152,12 @@ def test_the_operations_lesson_keeps_its_answer_folded_until_tried(
     lab_of("n21-why").progress["which-are-natural"].met_at["sorted"] = 0.0
     html = page(client, "/lab/n21-why/natural")
     assert '<details class="why">' not in html and '<p class="why"><b>Why:</b>' in html
+
+
+def test_the_queue_clock_says_how_far_ahead_it_is_in_words(client: FlaskClient) -> None:
+    """+31 s on the queue lab's clock read "now +0m 31s"."""
+    queue_post(client, "q21-clock", "clock", advance_s="31")
+    html = page(client, "/lab/q21-clock/queue")
+    assert "the lab's clock: 31s ahead of real time" in html and "0m 31s" not in html
+    vi = page(client, "/lab/q21-clock/queue", VI)
+    assert "đồng hồ của phòng lab: đi trước giờ thật 31s" in vi

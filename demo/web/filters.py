@@ -29,11 +29,14 @@ def money(amount: int, currency: str) -> str:
 
 
 def duration(seconds: float) -> str:
-    """``86400`` → ``"24h 00m"``; ``90`` → ``"1m 30s"``; a negative time is ``"0m 00s"``."""
+    """``86400`` → ``"24h 00m"``; ``90`` → ``"1m 30s"``; ``31`` → ``"31s"`` (not "0m 31s");
+    a negative time is ``"0s"``."""
     seconds = max(int(seconds), 0)
     hours, rest = divmod(seconds, 3600)
     if hours:
         return f"{hours}h {rest // 60:02d}m"
+    if rest < 60:
+        return f"{rest}s"
     return f"{rest // 60}m {rest % 60:02d}s"
 
 
