@@ -114,6 +114,8 @@ def test_every_page_carries_one_brand_in_both_languages(client: FlaskClient) -> 
         assert re.search(r"<h1>Idempotency lab</h1>", html), path
         vi = page(client, f"/lab/brand21{path}", VI)
         assert re.search(r"<h1>Phòng lab idempotency</h1>", vi), path
+        # A long lab id is cut in the header at 1280 px: its tooltip holds it whole.
+        assert 'title="Lab brand21: share this page\'s address' in html, path
     for name in ("Idempotency lab", "Queue lab", "Operations lab", "Retry lab"):
         assert VI_TEXT.gettext(name).startswith("Phòng lab "), name
 
