@@ -115,7 +115,7 @@ def test_every_page_carries_one_brand_in_both_languages(client: FlaskClient) -> 
         vi = page(client, f"/lab/brand21{path}", VI)
         assert re.search(r"<h1>Phòng lab idempotency</h1>", vi), path
         # A long lab id is cut in the header at 1280 px: its tooltip holds it whole.
-        assert 'title="Lab brand21: share this page\'s address' in html, path
+        assert "title=\"Lab brand21: share this page's address" in html, path
     for name in ("Idempotency lab", "Queue lab", "Operations lab", "Retry lab"):
         assert VI_TEXT.gettext(name).startswith("Phòng lab "), name
 
@@ -163,3 +163,11 @@ def test_the_queue_clock_says_how_far_ahead_it_is_in_words(client: FlaskClient) 
     assert "the lab's clock: 31s ahead of real time" in html and "0m 31s" not in html
     vi = page(client, "/lab/q21-clock/queue", VI)
     assert "đồng hồ của phòng lab: đi trước giờ thật 31s" in vi
+
+
+def test_the_operations_states_are_never_broken_mid_value(client: FlaskClient) -> None:
+    """ "next_invoice" on one line and "1" on the next; "PUT /profile {"name": "Lan", "plan":"
+    then "pro"}" below: each state member and the PUT's body now stay whole."""
+    html = page(client, "/lab/n21-whole/natural")
+    assert '<span class="whole">next_invoice 1</span>' in html
+    assert '<code>PUT /profile <span class="whole">{"name": "Lan", "plan": "pro"}</span>' in html

@@ -84,11 +84,12 @@ def _balance(run: dict[str, Any]) -> int:
     return balance
 
 
-def changes(state: dict[str, Any]) -> str:
-    """The members of ``state`` that differ from the starting state, e.g.
-    ``balance 300, savings 700``; ``"="`` when none does."""
+def changes(state: dict[str, Any]) -> list[str]:
+    """The members of ``state`` that differ from the starting state, one string each, e.g.
+    ``["balance 300", "savings 700"]``; ``["="]`` when none does. (The page keeps each
+    one on a line of its own: a member is never broken mid-value.)"""
     diff = [f"{k} {_short(v)}" for k, v in state.items() if START.get(k) != v]
-    return ", ".join(diff) if diff else "="
+    return diff or ["="]
 
 
 def _short(value: Any) -> str:
@@ -97,9 +98,9 @@ def _short(value: Any) -> str:
     return json.dumps(value) if isinstance(value, bool) else str(value)
 
 
-def start_text() -> str:
-    """The starting state in one line, as the page shows it."""
-    return ", ".join(f"{k} {_short(v)}" for k, v in START.items())
+def start_text() -> list[str]:
+    """The starting state's members, one string each, as the page shows them."""
+    return [f"{k} {_short(v)}" for k, v in START.items()]
 
 
 def verdicts(lab: NaturalLab) -> dict[str, int]:
