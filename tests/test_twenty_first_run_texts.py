@@ -171,3 +171,53 @@ def test_the_operations_states_are_never_broken_mid_value(client: FlaskClient) -
     html = page(client, "/lab/n21-whole/natural")
     assert '<span class="whole">next_invoice 1</span>' in html
     assert '<code>PUT /profile <span class="whole">{"name": "Lan", "plan": "pro"}</span>' in html
+
+
+NEXT_STEP = re.compile(
+    r'<form method="post" action="([^"]+/queue/next)"[^>]*>\s*<input type="hidden" '
+    r'name="scenario" value="([^"]+)"><input type="hidden" name="fixed" value="(\d)">'
+    r'\s*<button type="submit" id="next-step" class="next-step" data-next-step-server '
+    r'title="([^"]+)"'
+)
+
+
+def test_next_step_walks_a_queue_lesson_one_click_at_a_time(
+    client: FlaskClient, lab_of: Any
+) -> None:
+    """The queue card had no Next step: the lesson was all at once (Run the scenario) or
+    by hand, where the other labs step it, "." included."""
+    assert client.post("/lab/q21-next?lesson=redelivery").status_code in (302, 303)
+    queue = lab_of("q21-next").queue
+    clicks = len(queue.scenario.clicks)
+    for n in range(1, clicks + 1):
+        form = NEXT_STEP.search(page(client, "/lab/q21-next/queue"))
+        assert form, n
+        assert form.group(2, 3, 4) == ("redelivery", "0", f"Step {n} of {clicks}")
+        answer = client.post(form.group(1), data={"scenario": "redelivery", "fixed": "0"})
+        assert answer.status_code == 303
+        assert queue.played == n
+        card = page(client, "/lab/q21-next/queue")
+        # Midway the numbers are not final: neither "as expected" nor a MISMATCH yet.
+        midway = "not over yet: Next step has more of the steps to run" in card
+        assert midway is (n < clicks), n
+    assert queue.measure("emails_per_key") == 2  # the failure, as Run the steps makes it
+    html = page(client, "/lab/q21-next/queue")
+    form = NEXT_STEP.search(html)
+    assert form and form.group(3, 4) == ("1", f"The fix, step 1 of {clicks}")
+    client.post(form.group(1), data={"scenario": "redelivery", "fixed": "1"})
+    assert queue.fixed and queue.played == 1 and queue.entries() != []
+    for _ in range(clicks - 1):
+        client.post(form.group(1), data={"scenario": "redelivery", "fixed": "1"})
+    assert queue.measure("emails_per_key") == 1
+    html = page(client, "/lab/q21-next/queue")
+    assert "Lesson achieved" in html and NEXT_STEP.search(html) is None
+    assert 'data-next-step-server data-onward data-goes-to="Next lesson →"' in html
+    vi = page(client, "/lab/q21-next/queue", VI)
+    assert "Bước tiếp <kbd>.</kbd>" in vi
+
+
+def test_next_step_refuses_an_odd_case_and_a_missing_scenario(client: FlaskClient) -> None:
+    bad = client.post("/lab/q21-bad/queue/next", data={"scenario": "redelivery", "fixed": "2"})
+    assert bad.status_code == 422 and bad.mimetype == "application/problem+json"
+    none = client.post("/lab/q21-bad/queue/next", data={"scenario": "nope", "fixed": "0"})
+    assert none.status_code == 404 and none.mimetype == "application/problem+json"

@@ -69,6 +69,8 @@ class QueueLab:
         )
         self.scenario: Scenario | None = None
         self.fixed = False
+        self.played = 0  # the open scenario's clicks Next step has run
+        self.stepping = threading.Lock()  # one Next step at a time: a fast double press
         self.simulation: Simulation | None = None
         self.last_job: Job | None = None
         self.last_batch: tuple[int, ...] = ()  # the entry ids of the last work_all()
@@ -212,29 +214,57 @@ class QueueLab:
         changes = {**scenario.settings, **(scenario.fix if fixed else {})}
         with self._guard:
             self.settings = self._base_settings.patched(changes)
-            self.scenario, self.fixed = scenario, fixed
+            self.scenario, self.fixed, self.played = scenario, fixed, 0
         self.touch()
         return scenario
 
     def play(self, name: str, *, fixed: bool = False) -> Scenario:
         """Start scenario ``name`` and run its clicks, as the page does."""
         scenario = self.apply_scenario(name, fixed=fixed)
-        clicks = scenario.fix_clicks if fixed and scenario.fix_clicks else scenario.clicks
-        for click, arg in clicks:
-            if click == "enqueue":
-                self.enqueue(arg)
-            elif click == "producer_retry":
-                self.producer_retry()
-            elif click == "work":
-                self.work()
-            elif click == "advance":
-                self.clock.advance(arg)
-                self.touch()
-            elif click == "settings":
-                self.update_settings(arg)
-            elif click == "simulate":
-                self.simulate(arg)
+        for click, arg in scenario.clicks_for(fixed):
+            self._click(click, arg)
+        self.played = len(scenario.clicks_for(fixed))
         return scenario
+
+    def next_click(self, name: str, *, fixed: bool) -> int:
+        """The index of the click of scenario ``name`` (with its fix or not) that Next step
+        runs next; 0 when it starts the scenario afresh (another scenario or case is open,
+        or all its clicks have run). Ask it holding :attr:`stepping`."""
+        scenario = self.scenario
+        if scenario is None or scenario.name != name or self.fixed != fixed:
+            return 0
+        return self.played if self.played < len(scenario.clicks_for(fixed)) else 0
+
+    def play_next(self) -> int:
+        """Next step: run the open scenario's next click; returns how many have run. Call
+        it holding :attr:`stepping`, after :meth:`apply_scenario` when
+        :meth:`next_click` is 0.
+
+        :raises Problem: 409 ``no-scenario`` when none is open.
+        """
+        scenario = self.scenario
+        if scenario is None:
+            raise Problem(409, "no-scenario", N_("No scenario is open"),
+                          N_("Open a scenario or a lesson first."))  # fmt: skip
+        clicks = scenario.clicks_for(self.fixed)
+        self._click(*clicks[self.played % len(clicks)])
+        self.played = self.played % len(clicks) + 1
+        return self.played
+
+    def _click(self, click: str, arg: Any) -> None:
+        if click == "enqueue":
+            self.enqueue(arg)
+        elif click == "producer_retry":
+            self.producer_retry()
+        elif click == "work":
+            self.work()
+        elif click == "advance":
+            self.clock.advance(arg)
+            self.touch()
+        elif click == "settings":
+            self.update_settings(arg)
+        elif click == "simulate":
+            self.simulate(arg)
 
     def leave_scenario(self) -> None:
         """Back to the free lab: default settings, results kept."""

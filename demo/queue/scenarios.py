@@ -57,6 +57,10 @@ class Scenario:
     fix_clicks: tuple[Click, ...] | None = None
     tags: tuple[str, ...] = field(default=())
 
+    def clicks_for(self, fixed: bool) -> tuple[Click, ...]:
+        """The clicks the scenario plays, with its fix or not."""
+        return self.fix_clicks if fixed and self.fix_clicks else self.clicks
+
     def fix_set_by_hand(self, settings: Mapping[str, Any]) -> bool:
         """Whether the lab's ``settings`` (as :meth:`~.settings.Settings.as_dict` gives
         them) already hold every setting the fix changes, the fix not applied: Dedup

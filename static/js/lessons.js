@@ -90,6 +90,13 @@ function queueNextStep() {
 }
 
 export function nextStep() {
+  // A card whose lab runs its steps on the server (the queue lab's) has its own Next step
+  // button: press it, asking first when it leaves a lesson just achieved.
+  const server = document.querySelector("[data-next-step-server]:not([disabled])");
+  if (server) {
+    if (!server.hasAttribute("data-onward") || mayLeave(server, false)) server.click();
+    return;
+  }
   const names = script();
   if (stepNextLane()) return;
   if (chargesInFlight() > 0) {
@@ -143,7 +150,7 @@ function mayLeave(onward, always) {
     return true;
   }
   askedAt = now;
-  askText = t("leave_ask").replace("{button}", onward.textContent.trim());
+  askText = t("leave_ask").replace("{button}", onward.dataset.goesTo || onward.textContent.trim());
   if (!showAsk(true)) showNotice(askText); // the wrap-up: no card to say it on
   return false;
 }

@@ -3,6 +3,7 @@ was pressed, not what the form holds by the time it leaves."""
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 import pytest
@@ -107,3 +108,31 @@ def test_a_key_of_spaces_is_told_before_it_goes(page: Page, live_server: Any, er
     expect(page.locator("#explain .headline")).to_contain_text("400")
     assert live_server.lab(lab_id).payments.gateway.ledger() == []
     errors.clear()  # the 400 in the console is the point
+
+
+def test_the_queue_lesson_steps_with_the_dot_key_as_the_others_do(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """The queue card had no Next step, and "." did nothing there."""
+    lab_id = f"e2e-nu21-qdot-{secrets.token_hex(4)}"
+    page.goto(f"{live_server.url}/lab/{lab_id}/queue?lesson=redelivery")
+    expect(page.locator("#offer")).to_have_count(0)
+    next_step = page.locator("#next-step")
+    expect(next_step).to_have_attribute("title", "Step 1 of 4")
+    page.locator("header h1").click()  # nothing focused: "." is next step
+    for title in ("Step 2 of 4", "Step 3 of 4", "Step 4 of 4", "The fix, step 1 of 4"):
+        page.keyboard.press(".")
+        expect(next_step).to_have_attribute("title", title)
+    expect(page.locator("[data-check=redelivered-twice]")).to_have_class("met")
+    for title in ("Step 2 of 4", "Step 3 of 4", "Step 4 of 4"):
+        page.keyboard.press(".")
+        expect(next_step).to_have_attribute("title", title)
+    page.keyboard.press(".")
+    expect(page.locator("#lesson .achieved")).to_be_visible()
+    queue = live_server.lab(lab_id).queue
+    assert queue.fixed and queue.measure("emails_per_key") == 1
+    page.keyboard.press(".")  # right after the achievement: it asks first
+    expect(page.locator("#lesson .onward-ask")).to_contain_text("Next lesson")
+    page.wait_for_timeout(700)  # a second press within 600 ms is the first one, bounced
+    page.keyboard.press(".")
+    expect(page.locator("#lesson-title")).to_contain_text("The producer enqueues the same job")

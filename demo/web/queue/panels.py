@@ -57,6 +57,7 @@ def panels_context(lab: Workspace) -> dict[str, Any]:
         "summary": state["summary"],
         "scenario": queue.scenario,
         "fixed": queue.fixed,
+        "played": queue.played,
         "messages": _messages(state["messages"], now)[-TABLE_ROWS:],
         "more_messages": max(len(state["messages"]) - TABLE_ROWS, 0),
         "dedup": state["dedup"][-TABLE_ROWS:],

@@ -166,13 +166,37 @@ def run_scenario(lab_id: str) -> BaseResponse:
     :raises Problem: 404 ``unknown-scenario``.
     """
     lab = lab_to_write(lab_id)
-    name, flag = request.form.get("scenario", ""), request.form.get("fixed", "0")
-    if flag not in ("0", "1"):
-        raise _bad_choice("fixed", {"0": None, "1": None})
-    fixed = flag == "1"
+    name, fixed = _scenario_form()
     lab.apply_scenario(name, fixed=fixed, lab="queue")  # the clock back to now, too
     lab.queue.play(name, fixed=fixed)
     return _answer(lab)
+
+
+@bp.post("/lab/<lab_id>/queue/next")
+def next_step(lab_id: str) -> BaseResponse:
+    """Next step, as on the other labs' cards: one click of scenario ``scenario``
+    (``fixed=1``: with its fix), the first starting it afresh.
+
+    :raises Problem: 404 ``unknown-scenario``; 409 in a read-only replay.
+    """
+    lab = lab_to_write(lab_id)
+    name, fixed = _scenario_form()
+    with lab.queue.stepping:
+        if lab.queue.next_click(name, fixed=fixed) == 0:
+            lab.apply_scenario(name, fixed=fixed, lab="queue")
+        lab.queue.play_next()
+    return _answer(lab)
+
+
+def _scenario_form() -> tuple[str, bool]:
+    """The form's ``scenario`` and ``fixed`` ("0" or "1").
+
+    :raises Problem: 422 for another ``fixed``.
+    """
+    name, flag = request.form.get("scenario", ""), request.form.get("fixed", "0")
+    if flag not in ("0", "1"):
+        raise _bad_choice("fixed", {"0": None, "1": None})
+    return name, flag == "1"
 
 
 @bp.post("/lab/<lab_id>/queue/lessons/<name>/hint")
