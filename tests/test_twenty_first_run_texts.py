@@ -221,3 +221,16 @@ def test_next_step_refuses_an_odd_case_and_a_missing_scenario(client: FlaskClien
     assert bad.status_code == 422 and bad.mimetype == "application/problem+json"
     none = client.post("/lab/q21-bad/queue/next", data={"scenario": "nope", "fixed": "0"})
     assert none.status_code == 404 and none.mimetype == "application/problem+json"
+
+
+def test_every_lab_page_offers_its_shortcuts(client: FlaskClient) -> None:
+    """The Shortcuts button and list were on the payment lab's page only; "." works on the
+    others too. The payment lab's own keys are listed on its page only."""
+    for path in ("", "/queue", "/retries", "/natural"):
+        html = page(client, f"/lab/keys21{path}")
+        assert 'data-shortcuts aria-haspopup="dialog">Shortcuts <kbd>?</kbd>' in html, path
+        assert 'id="shortcuts" class="shortcuts" role="dialog"' in html, path
+        assert ("<dd>Pay</dd>" in html) is (path == ""), path
+        assert "Next step: " in html, path
+    vi = page(client, "/lab/keys21/queue", VI)
+    assert "Bước tiếp: làm bước tiếp theo của bài học" in vi

@@ -136,3 +136,21 @@ def test_the_queue_lesson_steps_with_the_dot_key_as_the_others_do(
     page.wait_for_timeout(700)  # a second press within 600 ms is the first one, bounced
     page.keyboard.press(".")
     expect(page.locator("#lesson-title")).to_contain_text("The producer enqueues the same job")
+
+
+def test_the_shortcuts_list_opens_on_every_lab_page(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """ "?" and the Shortcuts button did nothing outside the payment lab."""
+    lab_id = f"e2e-nu21-keys-{secrets.token_hex(4)}"
+    for path in ("/queue", "/retries", "/natural"):
+        page.goto(f"{live_server.url}/lab/{lab_id}{path}")
+        page.locator("header h1").click()
+        page.keyboard.press("?")
+        expect(page.locator("#shortcuts")).to_be_visible()
+        page.keyboard.press("Escape")
+        expect(page.locator("#shortcuts")).to_be_hidden()
+        page.get_by_role("button", name="Shortcuts").click()
+        expect(page.locator("#shortcuts")).to_be_visible()
+        page.get_by_role("button", name="Close").click()
+        expect(page.locator("#shortcuts")).to_be_hidden()
