@@ -10,11 +10,9 @@ import re
 import time
 from typing import Any
 
-import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from demo import create_app
 from demo.engine.timeline import Step
 from demo.lessons import PATH
 from demo.lessons.engine import Progress
@@ -31,14 +29,8 @@ BODY = {"order_id": "42", "amount": 100000}
 KEY = "t1:u7:pay:order-42:v1"
 
 
-@pytest.fixture
-def app() -> Flask:
-    return create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0, "I18N_MARK_MISSING": True})
-
-
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
+# The shared app and client fixtures (conftest.py), with untranslated texts marked.
+APP_CONFIG = {"I18N_MARK_MISSING": True}
 
 
 def lab(app: Flask, lab_id: str) -> Workspace:

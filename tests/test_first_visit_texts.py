@@ -12,7 +12,6 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from demo import create_app
 from demo.lessons import CHAPTERS, LESSONS, PATH, Progress
 from demo.payments.scenarios import SCENARIOS
 from demo.registry import LabRegistry
@@ -24,14 +23,8 @@ VI = {"Accept-Language": "vi"}
 BODY = {"order_id": "42", "amount": 100000}
 
 
-@pytest.fixture
-def app() -> Flask:
-    return create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0, "I18N_MARK_MISSING": True})
-
-
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
+# The shared app and client fixtures (conftest.py), with untranslated texts marked.
+APP_CONFIG = {"I18N_MARK_MISSING": True}
 
 
 def lab(app: Flask, lab_id: str) -> Workspace:

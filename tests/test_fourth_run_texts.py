@@ -13,7 +13,6 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from demo import create_app
 from demo.registry import LabRegistry
 from demo.web.i18n import MISSING
 
@@ -23,14 +22,8 @@ KEY = ["t1:u7:pay:order-42:v1"]
 BODY = b'{"order_id": "42", "amount": 100000}'
 
 
-@pytest.fixture
-def app() -> Flask:
-    return create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0, "I18N_MARK_MISSING": True})
-
-
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
+# The shared app and client fixtures (conftest.py), with untranslated texts marked.
+APP_CONFIG = {"I18N_MARK_MISSING": True}
 
 
 def page(client: FlaskClient, lab_id: str, headers: dict[str, str]) -> str:

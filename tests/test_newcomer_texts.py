@@ -11,7 +11,6 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from demo import create_app
 from demo.lessons import PATH
 from demo.payments.scenarios import SCENARIOS
 from demo.registry import LabRegistry
@@ -22,14 +21,8 @@ EN = {"Accept-Language": "en"}
 VI = {"Accept-Language": "vi"}
 
 
-@pytest.fixture
-def app() -> Flask:
-    return create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0, "I18N_MARK_MISSING": True})
-
-
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
+# The shared app and client fixtures (conftest.py), with untranslated texts marked.
+APP_CONFIG = {"I18N_MARK_MISSING": True}
 
 
 def lab(app: Flask, lab_id: str) -> Workspace:

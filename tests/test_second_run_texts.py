@@ -7,11 +7,9 @@ import html as html_lib
 import json
 import re
 
-import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from demo import create_app
 from demo.payments.charges import MAX_KEY_LENGTH
 from demo.web.i18n import MISSING
 
@@ -19,14 +17,8 @@ EN = {"Accept-Language": "en"}
 VI = {"Accept-Language": "vi"}
 
 
-@pytest.fixture
-def app() -> Flask:
-    return create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0, "I18N_MARK_MISSING": True})
-
-
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
+# The shared app and client fixtures (conftest.py), with untranslated texts marked.
+APP_CONFIG = {"I18N_MARK_MISSING": True}
 
 
 def page(client: FlaskClient, lab_id: str, headers: dict[str, str], query: str = "") -> str:

@@ -14,7 +14,6 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from demo import create_app
 from demo.natural.scenarios import SCENARIOS as OPERATIONS_LESSONS
 from demo.retries.scenarios import SCENARIOS as RETRY_LESSONS
 from demo.web.i18n import MISSING, TRANSLATIONS
@@ -28,14 +27,8 @@ VI_TEXT = gettext.GNUTranslations(
 NEW_HERE = "New here? Start with the lessons"
 
 
-@pytest.fixture
-def app() -> Flask:
-    return create_app({"TESTING": True, "DEFAULT_LATENCY_MS": 0, "I18N_MARK_MISSING": True})
-
-
-@pytest.fixture
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
+# The shared app and client fixtures (conftest.py), with untranslated texts marked.
+APP_CONFIG = {"I18N_MARK_MISSING": True}
 
 
 def text_of(client: FlaskClient, url: str, headers: dict[str, str]) -> str:
