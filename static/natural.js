@@ -95,6 +95,30 @@ document.addEventListener("change", function (evt) {
   if (fix && badge) badge.hidden = evt.target.checked;
 });
 
+// A row retried with other Attempts or Dedup than the fields now hold is from before the
+// change: it is dimmed and says with which, so it is not read as the new settings' answer.
+function markStale() {
+  const field = document.getElementById("ops-times");
+  const dedup = document.getElementById("ops-dedup");
+  if (!field || !dedup) return;
+  document.querySelectorAll("tr[data-operation][data-times]").forEach(function (row) {
+    const stale = String(attempts()) !== row.dataset.times ||
+      String(dedup.checked) !== row.dataset.dedup;
+    row.classList.toggle("stale", stale);
+    const note = row.querySelector(".stale-note");
+    if (note) note.hidden = !stale;
+  });
+}
+
+document.addEventListener("input", function (evt) {
+  if (evt.target.id === "ops-times") markStale();
+});
+document.addEventListener("change", function (evt) {
+  if (evt.target.id === "ops-dedup") markStale();
+});
+document.body.addEventListener("htmx:afterSwap", markStale);
+markStale();
+
 document.addEventListener("click", function (evt) {
   const button = evt.target.closest("button");
   if (!button) return;

@@ -3,6 +3,7 @@ was pressed, not what the form holds by the time it leaves."""
 
 from __future__ import annotations
 
+import re
 import secrets
 from typing import Any
 
@@ -154,3 +155,26 @@ def test_the_shortcuts_list_opens_on_every_lab_page(
         expect(page.locator("#shortcuts")).to_be_visible()
         page.get_by_role("button", name="Close").click()
         expect(page.locator("#shortcuts")).to_be_hidden()
+
+
+def test_an_operations_row_from_other_settings_says_so(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """Attempts changed after a run: the old rows still read as the new setting's answers."""
+    page.goto(f"{live_server.url}/lab/e2e-nu21-stale-{secrets.token_hex(4)}/natural")
+    row = page.locator("tr[data-operation=set_balance]")
+    row.get_by_role("button", name="Retry it").click()
+    expect(row).to_have_attribute("data-times", "3")
+    note = row.locator(".stale-note")
+    expect(note).to_be_hidden()
+    page.locator("#ops-times").fill("5")
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("from 3 attempts, dedup off")
+    expect(row).to_have_class(re.compile(r"\bstale\b"))
+    page.locator("#ops-times").fill("3")
+    expect(note).to_be_hidden()
+    page.locator("#ops-dedup").check()
+    expect(note).to_be_visible()
+    row.get_by_role("button", name="Retry it").click()
+    expect(row).to_have_attribute("data-dedup", "true")
+    expect(row.locator(".stale-note")).to_be_hidden()
