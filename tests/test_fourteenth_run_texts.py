@@ -101,7 +101,7 @@ def test_lesson_3s_second_case_says_why_the_first_order_is_paid_again() -> None:
     paying the first case's order again: the fix starts the lab empty."""
     first = SCENARIOS["key-reuse"].steps_for(True)[0]
     assert first.startswith("The lab starts empty for this case. Press Pay: the first order")
-    assert VI_CATALOGUE.gettext(first).startswith("Lab bắt đầu trống cho trường hợp này.")
+    assert VI_CATALOGUE.gettext(first).startswith("Phòng lab bắt đầu trống cho trường hợp này.")
 
 
 def test_lesson_8_is_not_achieved_by_an_instance_replaying_its_own_charge() -> None:

@@ -81,10 +81,12 @@ def _page_words(html: str) -> str:
 
 def test_the_other_key_warning_says_where_key_strategy_is(client: FlaskClient) -> None:
     en = _page_words(page(client, "ks-en", EN))
-    assert "New order brings that back (so does Key strategy, lower in this client column)." in en
-    assert "the key strategy brings" not in en
+    # The twenty-first run: "New order brings that back" was wrong (New order makes another
+    # order): a button puts this order's stable key back.
+    assert "Use this order's stable key, below, brings it back; New order starts another" in en
+    assert "New order brings that back" not in en
     vi = _page_words(page(client, "ks-vi", VI))
-    assert "(Cách tạo key, ở phía dưới cột Client này, cũng vậy)" in vi
+    assert "nút Dùng key ổn định của đơn hàng này, ở dưới, đưa key đó trở lại" in vi
 
 
 def test_lesson_10_fixed_says_the_outbox_sent_one_email(app: Flask, client: FlaskClient) -> None:

@@ -101,9 +101,12 @@ def test_the_double_charge_a_payment_lesson_asked_for_is_evidence(
     assert "1 extra: the failure you caused, kept as evidence" in card
     vi = lesson_card(client, "p21-first", VI)
     assert "thừa 1: lỗi bạn đã gây ra" in vi and "KHÔNG KHỚP" not in vi
-    # The Lock ticked by hand holds the fix: a double charge now is a real mismatch.
+    # The Lock ticked by hand since: the ledger still holds the failure it asked for, and
+    # the card says so rather than turn red (the twenty-first run's second try).
     assert client.patch("/lab/p21-first/api/settings", json={"lock": True}).status_code == 200
-    assert "MISMATCH" in lesson_card(client, "p21-first")
+    card = lesson_card(client, "p21-first")
+    assert "fix ON (set by hand)" in card and "MISMATCH" not in card
+    assert "1 extra: the failure you caused, kept as evidence" in card
 
 
 def test_every_page_carries_one_brand_in_both_languages(client: FlaskClient) -> None:
@@ -234,3 +237,15 @@ def test_every_lab_page_offers_its_shortcuts(client: FlaskClient) -> None:
         assert "Next step: " in html, path
     vi = page(client, "/lab/keys21/queue", VI)
     assert "Bước tiếp: làm bước tiếp theo của bài học" in vi
+
+
+def test_a_retry_lesson_opened_after_step_mode_can_run(client: FlaskClient, lab_of: Any) -> None:
+    """Payments lesson 5 ends in step mode; the Retries tab's first lesson then refused every
+    Run with 409 "Payment lab in step mode" until the attendee found the switch."""
+    lab = lab_of("r21-step")
+    lab.open_lesson("slow-motion")
+    assert lab.payments.settings.step_mode
+    assert client.post("/lab/r21-step?lesson=retry-policy").status_code in (302, 303)
+    assert not lab.payments.settings.step_mode
+    answer = client.post("/lab/r21-step/retries/api/run", json={})
+    assert answer.status_code == 200, answer.text

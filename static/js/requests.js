@@ -247,8 +247,13 @@ function startInFlight() {
 // the order's stable key, a new random key per click, or no key. The key follows the
 // order id (one intent, one key) until the user edits the key.
 
+// Outside printable ASCII, the order id's characters are percent-encoded (UTF-8), as the
+// server's intent_key() does: a key the page builds is always one a header can carry.
 function stableKey(order) {
-  return order.dataset.keyTemplate.replace("{order}", order.value);
+  const part = Array.from(order.value).map(function (c) {
+    return c >= "!" && c <= "~" ? c : encodeURIComponent(c);
+  }).join("");
+  return order.dataset.keyTemplate.replace("{order}", part);
 }
 
 // When the strategy changes, when the page loads (a scenario may start with "no key"),
@@ -296,7 +301,19 @@ function showNextKey() {
     text += " " + t("key_at_limit").replace("{max}", String(field.maxLength));
   }
   out.textContent = text;
-  out.classList.toggle("differs", value === "stable" && field.value !== "" && field.value !== stable);
+  const differs = value === "stable" && field.value !== "" && field.value !== stable;
+  out.classList.toggle("differs", differs);
+  const restore = document.querySelector("[data-restore-key]");
+  if (restore) restore.hidden = !differs;
+}
+
+function restoreKey() {
+  const field = byId("idempotency-key");
+  const order = byId("order-id");
+  if (!field || !order) return;
+  field.value = stableKey(order);
+  field.dataset.derived = "true"; // it follows the order id again
+  showNextKey();
 }
 
 // "A Retry from here sends the same key and body" is true of this tab's form only while it
@@ -315,6 +332,9 @@ function startKeyField() {
   showNextKey();
   checkRetryAdvice();
   document.body.addEventListener("htmx:afterSettle", checkRetryAdvice);
+  document.addEventListener("click", function (evt) {
+    if (evt.target.closest && evt.target.closest("[data-restore-key]")) restoreKey();
+  });
   document.body.addEventListener("change", function (evt) {
     if (evt.target.id === "key-strategy") {
       byId("idempotency-key").dataset.derived = "false"; // derive the key afresh

@@ -178,3 +178,36 @@ def test_an_operations_row_from_other_settings_says_so(
     row.get_by_role("button", name="Retry it").click()
     expect(row).to_have_attribute("data-dedup", "true")
     expect(row.locator(".stale-note")).to_be_hidden()
+
+
+def test_a_vietnamese_order_id_gets_a_key_the_page_can_send(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """Order id "đơn-hàng-1": the page built the key t1:u7:pay:order-đơn-hàng-1:v1 by itself,
+    then refused to send it ("NOT SENT — the client refused the key")."""
+    lab_id = open_lab(page, live_server, "nu21-vi-order")
+    page.locator("#order-id").fill("đơn-hàng-1")
+    key = "t1:u7:pay:order-%C4%91%C6%A1n-h%C3%A0ng-1:v1"
+    expect(page.locator("#idempotency-key")).to_have_value(key)
+    page.get_by_role("button", name="Pay", exact=True).click()
+    expect(page.locator("#explain .headline")).to_contain_text("CHARGED")
+    charge = live_server.lab(lab_id).payments.gateway.ledger()[0]
+    assert charge.order_id == "đơn-hàng-1"
+    assert live_server.lab(lab_id).payments.requests()[-1].raw_key == key
+
+
+def test_one_click_puts_the_orders_stable_key_back(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """After Retry with a new key the line said "New order brings that back": New order
+    makes another order, with another key."""
+    open_lab(page, live_server, "nu21-restore")
+    restore = page.get_by_role("button", name="Use this order's stable key")
+    expect(restore).to_be_hidden()
+    page.get_by_role("button", name="Retry with a new key").click()
+    expect(page.locator("#key-next")).to_contain_text("Use this order's stable key, below")
+    expect(restore).to_be_visible()
+    restore.click()
+    expect(page.locator("#idempotency-key")).to_have_value("t1:u7:pay:order-42:v1")
+    expect(restore).to_be_hidden()
+    expect(page.locator("#key-next")).to_contain_text("Retry sends this order's stable key")

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 KEY_TEMPLATE = "t1:u7:pay:order-{order}:v1"
 """A stable key per intent: tenant, actor, operation, business id, version."""
 
 
 def intent_key(order_id: str) -> str:
-    """The idempotency key the page derives for paying ``order_id``: one intent, one key."""
-    return KEY_TEMPLATE.replace("{order}", order_id)
+    """The idempotency key the page derives for paying ``order_id``: one intent, one key.
+    A character of the order id outside printable ASCII is percent-encoded (UTF-8), as
+    js/requests.js does: ``đơn-1`` → ``order-%C4%91%C6%A1n-1``, a key any HTTP header
+    carries (a key the page builds must always be sendable)."""
+    part = "".join(c if "!" <= c <= "~" else quote(c, safe="") for c in order_id)
+    return KEY_TEMPLATE.replace("{order}", part)
 
 
 def order_form(order_id: str, amount: int) -> dict[str, Any]:
