@@ -151,7 +151,7 @@ def test_the_operations_lesson_keeps_its_answer_folded_until_tried(
     assert client.post("/lab/n21-why?lesson=which-are-natural").status_code in (302, 303)
     html = page(client, "/lab/n21-why/natural")
     assert '<details class="why"><summary><b>Why:</b> the answer, once you have tried' in html
-    assert "Attempts <small><code>times</code></small>" in html
+    assert "Attempts <small>(<code>times</code>)</small>" in html
     vi = page(client, "/lab/n21-why/natural", VI)
     assert "câu trả lời, sau khi bạn đã thử các bước" in vi
     lab_of("n21-why").progress["which-are-natural"].met_at["sorted"] = 0.0
@@ -249,3 +249,15 @@ def test_a_retry_lesson_opened_after_step_mode_can_run(client: FlaskClient, lab_
     assert not lab.payments.settings.step_mode
     answer = client.post("/lab/r21-step/retries/api/run", json={})
     assert answer.status_code == 200, answer.text
+
+
+def test_an_empty_amount_is_told_it_is_missing(client: FlaskClient) -> None:
+    """The Amount field left empty: "amount must be an integer in minor units (100000, not
+    100000.0 or "100000")", as if the attendee had typed a decimal."""
+    for body in ({"order_id": "42"}, {"order_id": "42", "amount": ""}):
+        answer = client.post("/lab/a21-empty/api/charges", json=body)
+        assert answer.status_code == 422 and answer.mimetype == "application/problem+json"
+        said = answer.get_json()["errors"]["amount"]
+        assert said == "is required: a whole number in minor units, such as 100000"
+    vi = client.post("/lab/a21-empty/api/charges", json={"order_id": "42"}, headers=VI)
+    assert "là bắt buộc" in vi.get_json()["detail"]

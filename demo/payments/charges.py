@@ -193,7 +193,10 @@ def parse_charge(body: bytes) -> ChargeRequest:
         errors["order_id"] = N_("must be printable, without leading or trailing spaces")
 
     amount = value.get("amount")
-    if isinstance(amount, float) and not 1 <= amount <= MAX_AMOUNT:
+    if amount is None or (isinstance(amount, str) and not amount.strip()):
+        # Missing, or the page's Amount field left empty.
+        errors["amount"] = N_("is required: a whole number in minor units, such as 100000")
+    elif isinstance(amount, float) and not 1 <= amount <= MAX_AMOUNT:
         # Out of range first: a browser sends a huge integer typed in a number field as a
         # float (999999999999999999999999 as 1e+24), and the range is what is wrong with it.
         errors["amount"] = Text("must be between 1 and %(max)s", max=MAX_AMOUNT_TEXT)
