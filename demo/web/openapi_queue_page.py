@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..lessons import CHAPTERS
 from ..queue.scenarios import SCENARIOS
 from ..queue.settings import CHOICES, Settings
 from .openapi_queue import LAB_ID, LABS_FULL, PROBLEM
@@ -24,6 +25,15 @@ ADVANCE_S = "^([1-9][0-9]{0,5}|1[0-9]{6}|2[0-4][0-9]{5}|25[0-8][0-9]{4}|259[01][
 """1 s to 30 days (:data:`demo.engine.clock.MAX_ADVANCE_S`), in plain digits."""
 PROBABILITY = "^0(\\.([0-8][0-9]{0,5}|90{0,5}))?$"
 """0 to 0.9, at most six digits after the point."""
+
+
+LESSON = {
+    "name": "name",
+    "in": "path",
+    "required": True,
+    "schema": {"enum": [lesson.name for lesson in CHAPTERS["queue"]]},
+    "description": "A lesson of the queue lab's chapter (another lesson's name works too)",
+}
 
 
 def _page(summary: str, responses: dict[str, Any], **more: Any) -> dict[str, Any]:
@@ -182,6 +192,23 @@ def paths() -> dict[str, Any]:
             "404",
             "422",
         ),  # fmt: skip
+        f"{base}/next": _post(
+            "Next step: one click of a scenario (`fixed=1`: with its fix), the first starting "
+            "it afresh",
+            {
+                "properties": {
+                    "scenario": {"enum": list(SCENARIOS)},
+                    "fixed": {"enum": ["0", "1"]},
+                },
+                "required": ["scenario"],
+            },
+            "404",
+            "422",
+        ),  # fmt: skip
+        f"{base}/lessons/{{name}}/hint": {
+            **_post("Reveal the lesson's next hint", None, "404"),
+            "parameters": [LAB_ID, LESSON],
+        },
         f"{base}/step": _post(
             "Step mode (turned on through the API): step a paused work call (`to_end=1`: to "
             "its end), release them all (`release_all=1`) or turn step mode off (`off=1`)",
