@@ -78,6 +78,7 @@ class PaymentsLab:
         name, or the index of the step boundary within the request (0 = the first)."""
         self.scenario: Scenario | None = None
         self.fixed = False
+        self.resets = 0  # times the lab started afresh: a page can tell another tab's Reset
         self.client: dict[str, Any] = dict(DEFAULT_CLIENT)
         self._guard = threading.RLock()
         self._fresh()
@@ -204,6 +205,7 @@ class PaymentsLab:
         with self._guard:
             self.timeline.clear()
             self._fresh()
+            self.resets += 1
         self.touch()
 
     def new_order_id(self, after: str = "") -> str:

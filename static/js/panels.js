@@ -39,9 +39,31 @@ function reloadIfStale() {
 
 const AFRESH = "lab-started-afresh-elsewhere";
 
+// Another tab pressed Reset: the requests this page showed (a paused one too) are gone,
+// and the page says so rather than empty itself without a word.
+let resetsSeen = null; // the lab's reset count this page last showed
+let ownReset = false; // this tab pressed Reset (or Shift+X) and waits for its answer
+
+function noticeResetElsewhere() {
+  const panels = byId("panels");
+  if (!panels || panels.dataset.resets === undefined) return;
+  const resets = Number(panels.dataset.resets);
+  if (resetsSeen !== null && resets > resetsSeen && !ownReset) {
+    showNotice(t("reset_elsewhere"), false);
+  }
+  if (resetsSeen === null || resets > resetsSeen) ownReset = false;
+  resetsSeen = resets;
+}
+
 function startPanels() {
   document.body.addEventListener("htmx:beforeSwap", keepNewest);
   document.body.addEventListener("htmx:afterSwap", reloadIfStale);
+  document.body.addEventListener("htmx:afterSwap", noticeResetElsewhere);
+  document.body.addEventListener("htmx:beforeRequest", function (evt) {
+    const elt = evt.detail.elt;
+    if (elt && elt.matches && elt.matches("[data-action='Reset']")) ownReset = true;
+  });
+  noticeResetElsewhere();
   let afresh = null;
   try {
     afresh = sessionStorage.getItem(AFRESH);

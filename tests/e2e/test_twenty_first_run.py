@@ -211,3 +211,21 @@ def test_one_click_puts_the_orders_stable_key_back(
     expect(page.locator("#idempotency-key")).to_have_value("t1:u7:pay:order-42:v1")
     expect(restore).to_be_hidden()
     expect(page.locator("#key-next")).to_contain_text("Retry sends this order's stable key")
+
+
+def test_a_reset_in_another_tab_is_told(page: Page, live_server: Any, errors: Any) -> None:
+    """Tab 1 paused a Pay in step mode; tab 2 pressed Reset: tab 1 emptied itself without a
+    word ("Nothing sent yet"), the paused request gone."""
+    lab_id = open_lab(page, live_server, "nu21-reset")
+    page.locator("input[name=step_mode]").check()
+    expect(page.locator("#step")).to_be_visible()
+    page.get_by_role("button", name="Pay", exact=True).click()
+    expect(page.locator("[data-step-label]")).to_have_count(1)
+    other = page.context.new_page()
+    other.goto(f"{live_server.url}/lab/{lab_id}")
+    other.get_by_role("button", name="Reset", exact=True).click()
+    expect(other.locator("#explain .headline")).to_have_text("Nothing sent yet")
+    expect(other.locator("#notice")).to_be_hidden()  # its own Reset: nothing to tell
+    notice = page.locator("#notice")
+    expect(notice).to_contain_text("Another tab reset this lab", timeout=10_000)
+    other.close()
