@@ -1,5 +1,7 @@
 // The retry lab's page: the fault plan's preset menu and its free list stay one plan,
-// and the answer to Run or Storm is brought on screen.
+// the answer to Run or Storm is brought on screen, and a refused Run marks the last one.
+
+import { t } from "./js/page.js";
 
 // Choosing a preset writes its list into the field; editing the field makes the plan
 // "your own list" (the server reads the field only then).
@@ -13,6 +15,24 @@ function startPlan() {
   });
   plan.addEventListener("input", function () {
     presets.value = "custom";
+  });
+}
+
+// A refused Run (a problem beside the form) leaves the last run on screen: it says it is
+// from before, so it is not read as this Run's answer.
+function startStaleRun() {
+  document.body.addEventListener("lab-problem", function (evt) {
+    const form = evt.target && evt.target.closest ? evt.target.closest("#policy-form") : null;
+    const run = document.querySelector("#run");
+    if (!form || !run || !run.querySelector(".run-headline")) return;
+    run.classList.add("stale-run");
+    let note = run.querySelector(".stale-run-note");
+    if (!note) {
+      note = document.createElement("p");
+      note.className = "stale-run-note";
+      run.querySelector("h2").after(note);
+    }
+    note.textContent = t("run_before_refusal");
   });
 }
 
@@ -50,4 +70,5 @@ function startAnswerInView() {
 }
 
 startPlan();
+startStaleRun();
 startAnswerInView();

@@ -229,3 +229,20 @@ def test_a_reset_in_another_tab_is_told(page: Page, live_server: Any, errors: An
     notice = page.locator("#notice")
     expect(notice).to_contain_text("Another tab reset this lab", timeout=10_000)
     other.close()
+
+
+def test_a_refused_run_marks_the_last_run_as_earlier(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """A plan of 50 items refused (422) beside a green "CHARGED … 1 charge" from the run
+    before, with nothing marking that run as old."""
+    open_retries(page, live_server)
+    page.locator("#policy-form button[data-action='run']").click()
+    expect(page.locator("#run .run-headline")).to_be_visible()
+    page.locator("[data-fault-plan]").fill(", ".join(["ok"] * 50))
+    page.locator("#policy-form button[data-action='run']").click()
+    expect(page.locator("#run .stale-run-note")).to_contain_text("From an earlier Run")
+    page.locator("[data-fault-plan]").fill("ok")
+    page.locator("#policy-form button[data-action='run']").click()
+    expect(page.locator("#run .stale-run-note")).to_have_count(0)
+    errors.clear()  # the 422 in the console is the point
