@@ -173,6 +173,8 @@ def test_the_operations_states_are_never_broken_mid_value(client: FlaskClient) -
     then "pro"}" below: each state member and the PUT's body now stay whole."""
     html = page(client, "/lab/n21-whole/natural")
     assert '<span class="whole">next_invoice 1</span>' in html
+    # The counter read 1 on the first visit, before any press: it says why.
+    assert "(opening this page counted one: the article below embeds the pixel)" in html
     assert '<code>PUT /profile <span class="whole">{"name": "Lan", "plan": "pro"}</span>' in html
 
 
