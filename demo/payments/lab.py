@@ -71,14 +71,12 @@ class PaymentsLab:
         )
         self.arrivals = threading.Lock()
         """Held while a request arrives: Double-submit pairing, its id and its log order."""
-        self.settings_version = 0
-        """Bumped whenever the settings change, so every open page can catch up."""
+        self.settings_version = 0  # bumped on every settings change: open pages catch up
         self.crash_at: str | int | None = None
         """Where every request's instance crashes, for tests (the UI arms ``fault``): a step
-        name, or the index of the step boundary within the request (0 = the first)."""
+        name, or a step boundary's index within the request (0 = the first)."""
         self.scenario: Scenario | None = None
-        self.fixed = False
-        self.resets = 0  # times the lab started afresh: a page can tell another tab's Reset
+        self.fixed, self.resets = False, 0  # resets: a page tells another tab's Reset by it
         self.client: dict[str, Any] = dict(DEFAULT_CLIENT)
         self._guard = threading.RLock()
         self._fresh()

@@ -153,6 +153,29 @@ def _reads(base: str) -> dict[str, Any]:
     }
 
 
+def _lesson_paths(base: str) -> dict[str, Any]:
+    """The lesson card's own buttons: Next step and Show a hint."""
+    return {
+        f"{base}/next": _post(
+            "Next step: one click of a scenario (`fixed=1`: with its fix), the first starting "
+            "it afresh",
+            {
+                "properties": {
+                    "scenario": {"enum": list(SCENARIOS)},
+                    "fixed": {"enum": ["0", "1"]},
+                },
+                "required": ["scenario"],
+            },
+            "404",
+            "422",
+        ),  # fmt: skip
+        f"{base}/lessons/{{name}}/hint": {
+            **_post("Reveal the lesson's next hint", None, "404"),
+            "parameters": [LAB_ID, LESSON],
+        },
+    }
+
+
 def paths() -> dict[str, Any]:
     """The queue page's operations."""
     base = "/lab/{lab_id}/queue"
@@ -192,23 +215,7 @@ def paths() -> dict[str, Any]:
             "404",
             "422",
         ),  # fmt: skip
-        f"{base}/next": _post(
-            "Next step: one click of a scenario (`fixed=1`: with its fix), the first starting "
-            "it afresh",
-            {
-                "properties": {
-                    "scenario": {"enum": list(SCENARIOS)},
-                    "fixed": {"enum": ["0", "1"]},
-                },
-                "required": ["scenario"],
-            },
-            "404",
-            "422",
-        ),  # fmt: skip
-        f"{base}/lessons/{{name}}/hint": {
-            **_post("Reveal the lesson's next hint", None, "404"),
-            "parameters": [LAB_ID, LESSON],
-        },
+        **_lesson_paths(base),
         f"{base}/step": _post(
             "Step mode (turned on through the API): step a paused work call (`to_end=1`: to "
             "its end), release them all (`release_all=1`) or turn step mode off (`off=1`)",
