@@ -29,10 +29,18 @@ class Scenario:
     fix_text: str
     fix: str
     fix_steps: tuple[str, ...]
+    script: tuple[str, ...] = ()
+    """The steps as the page's buttons, by ``data-action``: what Next step (".") presses."""
+    fix_script: tuple[str, ...] = ()
+    """The same with the fix on, when they differ (empty: ``script``)."""
 
     def steps_for(self, fixed: bool) -> tuple[str, ...]:
         """The steps the card lists, with the fix applied or not."""
         return self.fix_steps if fixed else self.steps
+
+    def clicks(self, fixed: bool) -> tuple[str, ...]:
+        """The buttons Next step presses, with the fix applied or not."""
+        return (self.fix_script or self.script) if fixed else self.script
 
 
 FIX_WINDOW_S = 1800
@@ -70,6 +78,8 @@ SCENARIOS: dict[str, Scenario] = {
                     "and the balance ends at 100."
                 ),
             ),
+            script=("Retry set_balance", "Retry add_balance"),
+            fix_script=("Retry add_balance",),
         ),
         Scenario(
             "which-are-natural",
@@ -98,6 +108,7 @@ SCENARIOS: dict[str, Scenario] = {
                     "attempt."
                 ),
             ),
+            script=("Retry them all",),
         ),
         Scenario(
             "lost-update",
@@ -114,6 +125,7 @@ SCENARIOS: dict[str, Scenario] = {
             ),
             "conditional",
             (N_("Press Run the three writes, with If-Match on: the late write gets 412."),),
+            script=("Run the three writes",),
         ),
         Scenario(
             "tracking-pixel",
@@ -139,6 +151,13 @@ SCENARIOS: dict[str, Scenario] = {
                     "counter stays at one view. +10 min on the clock, then Reload: a real "
                     "second visit, not counted either (the window's trade-off)."
                 ),
+            ),
+            script=("Reload the article", "Prefetch it", "Unfurl in a chat app"),
+            fix_script=(
+                "Reload the article",
+                "Prefetch it",
+                "+10 min on the clock",
+                "Reload the article",
             ),
         ),
     )

@@ -136,6 +136,8 @@ export function nextStep() {
 const RECENT_MS = 10000; // how long after the achievement a press may be one too many
 const BOUNCE_MS = 600; // a second press sooner than this is the same press, bounced
 const ASK_MS = 20000; // how long the question stays open
+// The open lesson's card: the payment, retry and queue labs' #lesson, the operations lab's own.
+const CARD = ":is(#lesson, #natural-lesson)";
 let achievedAt = 0; // when this page saw the lesson achieved (ms since the epoch), 0: not
 let askedAt = 0; // when a press last asked, 0: not asked
 let askText = ""; // what it asked
@@ -160,9 +162,9 @@ function mayLeave(onward, always) {
 // brought on screen: at 1280x720 the line can fall at the bottom edge, half cut, and the
 // press looks ignored.
 function showAsk(reveal = false) {
-  const actions = document.querySelector("#lesson .lesson-actions");
+  const actions = document.querySelector(CARD + " .lesson-actions");
   if (!actions) return false;
-  let line = document.querySelector("#lesson .onward-ask");
+  let line = document.querySelector(CARD + " .onward-ask");
   if (!line) {
     line = document.createElement("p");
     line.className = "onward-ask";
@@ -175,7 +177,7 @@ function showAsk(reveal = false) {
 }
 
 function watchAchievement() {
-  const achieved = () => document.querySelector("#lesson .achieved") !== null;
+  const achieved = () => document.querySelector(CARD + " .achieved") !== null;
   let before = achieved();
   // Before and after one swap, in the same task (a second answer's swap can come before
   // the first one's settle).
@@ -211,7 +213,7 @@ function startNextStep() {
     advance();
     // The last step of a lesson achieved earlier, shown again: a press too many right
     // after it asks too, as after the achievement itself.
-    if (nextIndex === names.length && document.querySelector("#lesson .achieved")) {
+    if (nextIndex === names.length && document.querySelector(CARD + " .achieved")) {
       achievedAt = Date.now();
     }
   }, true);

@@ -246,3 +246,26 @@ def test_a_refused_run_marks_the_last_run_as_earlier(
     page.locator("#policy-form button[data-action='run']").click()
     expect(page.locator("#run .stale-run-note")).to_have_count(0)
     errors.clear()  # the 422 in the console is the point
+
+
+def test_the_operations_lesson_steps_with_the_dot_key(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """In the operations lab "." applied the fix at once, the steps skipped, and its card had
+    no Next step."""
+    lab_id = f"e2e-nu21-ndot-{secrets.token_hex(4)}"
+    page.goto(f"{live_server.url}/lab/{lab_id}/natural?lesson=set-vs-add")
+    expect(page.locator("#offer")).to_have_count(0)
+    expect(page.locator("#natural-lesson .next-step")).to_be_visible()
+    page.locator("header h1").click()  # nothing focused: "." is next step
+    first = page.locator("#natural-lesson [data-check]").first
+    page.keyboard.press(".")  # Retry it on SET
+    expect(page.locator("tr[data-operation=set_balance]")).to_have_attribute("data-times", "3")
+    lab = live_server.lab(lab_id)
+    assert not lab.natural.fixed  # a step, not the fix
+    page.keyboard.press(".")  # Retry it on +=
+    expect(first).to_have_class("met")
+    page.keyboard.press(".")  # the fix
+    expect(page.locator("#natural-lesson .fix-state.on")).to_be_visible()
+    page.keyboard.press(".")  # Retry it on += with dedup
+    expect(page.locator("#natural-lesson .achieved")).to_be_visible()
