@@ -20,8 +20,30 @@ function startPlan() {
 
 // A refused Run (a problem beside the form) leaves the last run on screen: it says it is
 // from before, so it is not read as this Run's answer.
+// Run pressed on the lesson card, the form below the fold: its refusal is said on the card
+// too, where the eye is (the form's own line says it beside the plan).
+let cardPressAt = 0;
+
+function sayOnCard(evt) {
+  const actions = document.querySelector("#lesson .lesson-actions");
+  if (!actions || Date.now() - cardPressAt > 10000) return;
+  const d = evt.detail || {};
+  let line = document.querySelector("#lesson .card-problem");
+  if (!line) {
+    line = document.createElement("p");
+    line.className = "card-problem";
+    line.setAttribute("role", "alert");
+    actions.after(line);
+  }
+  line.textContent = (d.status ? d.status + " " : "") + (d.title || t("error")) + ": " + (d.detail || "");
+}
+
 function startStaleRun() {
+  document.addEventListener("click", function (evt) {
+    if (evt.target.closest && evt.target.closest("#lesson [data-card-action]")) cardPressAt = Date.now();
+  }, true);
   document.body.addEventListener("lab-problem", function (evt) {
+    sayOnCard(evt);
     const form = evt.target && evt.target.closest ? evt.target.closest("#policy-form") : null;
     const run = document.querySelector("#run");
     if (!form || !run || !run.querySelector(".run-headline")) return;

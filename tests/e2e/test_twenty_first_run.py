@@ -269,3 +269,29 @@ def test_the_operations_lesson_steps_with_the_dot_key(
     expect(page.locator("#natural-lesson .fix-state.on")).to_be_visible()
     page.keyboard.press(".")  # Retry it on += with dedup
     expect(page.locator("#natural-lesson .achieved")).to_be_visible()
+
+
+def test_a_refusal_of_the_cards_run_is_said_on_the_card(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """Run pressed on the lesson card was refused: the reason appeared under the policy
+    form, cut at the bottom edge, and the card said nothing."""
+    page.set_viewport_size(PROJECTOR)
+    open_retries(page, live_server, "?lesson=retry-policy")
+    page.locator("[data-fault-plan]").fill(", ".join(["ok"] * 50))
+    page.locator("#lesson [data-card-action=run]").click()
+    line = page.locator("#lesson .card-problem")
+    expect(line).to_contain_text("422")
+    assert in_view_box(page, "#lesson .card-problem")
+    page.locator("[data-fault-plan]").fill("400, 400, 400, 400")
+    page.locator("#lesson [data-card-action=run]").click()
+    expect(page.locator("#run .run-headline")).to_be_visible()
+    expect(line).to_have_count(0)
+    errors.clear()  # the 422 in the console is the point
+
+
+def in_view_box(page: Page, selector: str) -> bool:
+    box = page.locator(selector).bounding_box()
+    size = page.viewport_size
+    assert box is not None and size is not None
+    return box["y"] >= 0 and box["y"] + box["height"] <= size["height"]
