@@ -2,6 +2,7 @@
 // the answer to Run or Storm is brought on screen, and a refused Run marks the last one.
 
 import { t } from "./js/page.js";
+import { problemText } from "./js/requests.js";
 
 // Choosing a preset writes its list into the field; editing the field makes the plan
 // "your own list" (the server reads the field only then).
@@ -27,7 +28,6 @@ let cardPressAt = 0;
 function sayOnCard(evt) {
   const actions = document.querySelector("#lesson .lesson-actions");
   if (!actions || Date.now() - cardPressAt > 10000) return;
-  const d = evt.detail || {};
   let line = document.querySelector("#lesson .card-problem");
   if (!line) {
     line = document.createElement("p");
@@ -35,7 +35,7 @@ function sayOnCard(evt) {
     line.setAttribute("role", "alert");
     actions.after(line);
   }
-  line.textContent = (d.status ? d.status + " " : "") + (d.title || t("error")) + ": " + (d.detail || "");
+  line.textContent = problemText(evt.detail || {});
 }
 
 function startStaleRun() {

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..lessons import CHAPTERS
 from ..queue.scenarios import SCENARIOS
 from ..queue.settings import CHOICES, Settings
+from .openapi_params import chapter_lesson
 from .openapi_queue import LAB_ID, LABS_FULL, PROBLEM
 from .queue.views import JOBS, PAGE_SETTINGS
 
@@ -27,13 +27,7 @@ PROBABILITY = "^0(\\.([0-8][0-9]{0,5}|90{0,5}))?$"
 """0 to 0.9, at most six digits after the point."""
 
 
-LESSON = {
-    "name": "name",
-    "in": "path",
-    "required": True,
-    "schema": {"enum": [lesson.name for lesson in CHAPTERS["queue"]]},
-    "description": "A lesson of the queue lab's chapter (another lesson's name works too)",
-}
+LESSON = chapter_lesson("queue", "queue lab's")
 
 
 def _page(summary: str, responses: dict[str, Any], **more: Any) -> dict[str, Any]:
@@ -153,19 +147,20 @@ def _reads(base: str) -> dict[str, Any]:
     }
 
 
+SCENARIO_FORM: dict[str, Any] = {
+    "properties": {"scenario": {"enum": list(SCENARIOS)}, "fixed": {"enum": ["0", "1"]}},
+    "required": ["scenario"],
+}
+"""Run the steps' and Next step's form: a scenario, with its fix (``fixed=1``) or not."""
+
+
 def _lesson_paths(base: str) -> dict[str, Any]:
     """The lesson card's own buttons: Next step and Show a hint."""
     return {
         f"{base}/next": _post(
             "Next step: one click of a scenario (`fixed=1`: with its fix), the first starting "
             "it afresh",
-            {
-                "properties": {
-                    "scenario": {"enum": list(SCENARIOS)},
-                    "fixed": {"enum": ["0", "1"]},
-                },
-                "required": ["scenario"],
-            },
+            SCENARIO_FORM,
             "404",
             "422",
         ),  # fmt: skip
@@ -205,13 +200,7 @@ def paths() -> dict[str, Any]:
         f"{base}/simulate": _post("Run the delivery-semantics simulator", _simulation(), "422"),
         f"{base}/run": _post(
             "Run a scenario afresh, clicks and all (`fixed=1`: with its fix)",
-            {
-                "properties": {
-                    "scenario": {"enum": list(SCENARIOS)},
-                    "fixed": {"enum": ["0", "1"]},
-                },
-                "required": ["scenario"],
-            },
+            SCENARIO_FORM,
             "404",
             "422",
         ),  # fmt: skip

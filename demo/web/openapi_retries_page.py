@@ -10,19 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..lessons import CHAPTERS
 from ..retries.scenarios import SCENARIOS
+from .openapi_params import chapter_lesson
 from .openapi_retries import LAB_ID
 
 PROBLEM = {"$ref": "#/components/responses/Problem"}
 BACK = {"303": {"description": "Without htmx: back to the retry page"}}
-LESSON = {
-    "name": "name",
-    "in": "path",
-    "required": True,
-    "schema": {"enum": [lesson.name for lesson in CHAPTERS["retries"]]},
-    "description": "A lesson of the retry lab's chapter (another lesson's name works too)",
-}
+LESSON = chapter_lesson("retries", "retry lab's")
 
 
 def _lab(summary: str, responses: dict[str, Any], **more: Any) -> dict[str, Any]:

@@ -365,11 +365,15 @@ function startKeyField() {
 // Answers that are not panels, said in the notice line: a problem+json answer and a
 // dropped connection.
 
+// A problem+json answer in one line: "422 Invalid fault plan: …".
+export function problemText(d) {
+  return (d.status ? d.status + " " : "") + (d.title || t("error")) + ": " + (d.detail || "");
+}
+
 function startProblems() {
   // Problem+json answers to htmx carry HX-Reswap: none and this event.
   document.body.addEventListener("lab-problem", function (evt) {
-    const d = evt.detail || {};
-    const text = (d.status ? d.status + " " : "") + (d.title || t("error")) + ": " + (d.detail || "");
+    const text = problemText(evt.detail || {});
     // A form far down the page says it beside itself too, where the eye is: the page
     // then stays there (the notice line is not brought on screen).
     const form = evt.target && evt.target.closest ? evt.target.closest("form") : null;

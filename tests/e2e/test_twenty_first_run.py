@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 from test_keyboard import open_lab, paused_pair, settled
 from test_presenter_proof import PROJECTOR
 from test_retries_browser import open_retries
+from test_twentieth_run import in_view
 
 pytestmark = pytest.mark.e2e
 
@@ -282,16 +283,9 @@ def test_a_refusal_of_the_cards_run_is_said_on_the_card(
     page.locator("#lesson [data-card-action=run]").click()
     line = page.locator("#lesson .card-problem")
     expect(line).to_contain_text("422")
-    assert in_view_box(page, "#lesson .card-problem")
+    assert in_view(page, "#lesson .card-problem")
     page.locator("[data-fault-plan]").fill("400, 400, 400, 400")
     page.locator("#lesson [data-card-action=run]").click()
     expect(page.locator("#run .run-headline")).to_be_visible()
     expect(line).to_have_count(0)
     errors.clear()  # the 422 in the console is the point
-
-
-def in_view_box(page: Page, selector: str) -> bool:
-    box = page.locator(selector).bounding_box()
-    size = page.viewport_size
-    assert box is not None and size is not None
-    return box["y"] >= 0 and box["y"] + box["height"] <= size["height"]
