@@ -41,6 +41,28 @@ function clickAction(name) {
 
 let nextIndex = 0; // the scenario's next click, an index into main[data-script]
 let nextQueued = false; // a press waits for the last step's answer
+let formsPending = 0; // requests this tab has open that replace the order form (New order)
+
+// A step that replaces the order form (New order) must have answered before the next
+// step presses Pay: Pay sends the form, and the old form holds the old order.
+function replacesForm(evt) {
+  return evt.detail.target !== undefined && evt.detail.target !== null &&
+    evt.detail.target.id === "order-form";
+}
+
+function trackForms() {
+  document.body.addEventListener("htmx:beforeRequest", function (evt) {
+    if (replacesForm(evt)) formsPending += 1;
+  });
+  document.body.addEventListener("htmx:afterRequest", function (evt) {
+    if (replacesForm(evt)) formsPending = Math.max(0, formsPending - 1);
+  });
+}
+
+// The last step still has an answer on its way: a charge, or a new order form.
+function stepAnswering() {
+  return chargesInFlight() > 0 || formsPending > 0;
+}
 
 // The steps taken survive a reload of this tab (a projector laptop that refreshes): kept
 // per lab page, scenario and script, and dropped once the lab shows no request (a reset,
@@ -81,10 +103,10 @@ function queueNextStep() {
   let tries = 0;
   const timer = setInterval(function () {
     tries += 1;
-    if (chargesInFlight() === 0 || tries >= 20) {
+    if (!stepAnswering() || tries >= 20) {
       clearInterval(timer);
       nextQueued = false;
-      if (chargesInFlight() === 0) nextStep();
+      if (!stepAnswering()) nextStep();
     }
   }, 100);
 }
@@ -99,7 +121,7 @@ export function nextStep() {
   }
   const names = script();
   if (stepNextLane()) return;
-  if (chargesInFlight() > 0) {
+  if (stepAnswering()) {
     queueNextStep();
     return;
   }
@@ -289,6 +311,7 @@ function startAutorun() {
 }
 
 export function start() {
+  trackForms();
   startNextStep();
   watchAchievement();
   startAutorun();

@@ -1,0 +1,56 @@
+"""The twenty-third run, in a real browser: Next step never presses ahead of the last
+step's answer."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, Route, expect
+from test_sixth_run import press_and_wait
+
+pytestmark = pytest.mark.e2e
+
+ANSWERED = "() => !document.querySelector('.htmx-request')"
+
+
+def test_next_step_waits_for_new_orders_form_before_paying(
+    page: Page, live_server: Any, errors: Any, open_link: Any
+) -> None:
+    """Lesson 3's fix is Pay, New order, Pay. A "." pressed while New order's answer was
+    on its way pressed Pay at once, with the old order still in the form: a replay, and
+    the new order never paid."""
+    lab_id = f"e2e-nu23-form-{secrets.token_hex(4)}"
+    open_link(page, f"{live_server.url}/lab/{lab_id}?lesson=key-reuse")
+    with page.expect_navigation():
+        page.locator("[data-apply-fix]").click()  # the second case: Pay, New order, Pay
+    page.locator("header h1").click()  # nothing focused: "." is next step
+    press_and_wait(page, ".")  # Pay
+    page.wait_for_function(ANSWERED, timeout=20_000)
+    ledger = live_server.lab(lab_id).payments.gateway.ledger
+    assert len(ledger()) == 1
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        held.append(route)  # New order's request waits here, unanswered
+
+    page.route("**/new-order", hold)
+    page.keyboard.press(".")  # New order
+    page.wait_for_function(
+        "() => document.querySelector('#order-form.htmx-request, "
+        '[data-action="New order"].htmx-request\') !== null'
+    )
+    page.keyboard.press(".")  # Pay, once New order has answered
+    page.wait_for_timeout(300)
+    for route in held:
+        route.continue_()
+    page.unroute("**/new-order")
+    expect(page.locator("#order-id")).to_have_value("43")
+    for _ in range(200):  # the queued press goes out on its next tick (100 ms)
+        if len(ledger()) == 2:
+            break
+        page.wait_for_timeout(100)
+    charges = ledger()
+    assert len(charges) == 2
+    assert [c.order_id for c in charges] == ["42", "43"]  # not a replay of order 42
