@@ -7,7 +7,9 @@ import secrets
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, Route, expect
+from playwright.sync_api import Browser, Page, Route, expect
+from test_fourth_run import projector
+from test_retries_browser import open_retries
 from test_sixth_run import press_and_wait
 
 pytestmark = pytest.mark.e2e
@@ -54,3 +56,31 @@ def test_next_step_waits_for_new_orders_form_before_paying(
     charges = ledger()
     assert len(charges) == 2
     assert [c.order_id for c in charges] == ["42", "43"]  # not a replay of order 42
+
+
+@pytest.mark.parametrize("lang", ["en", "vi"])
+def test_the_retry_labs_menus_show_their_choice_whole_and_its_path_comes_first(
+    browser: Browser, live_server: Any, lang: str
+) -> None:
+    """At 1280 px the fault preset ("lose_response, 503, ok — an answer lost…"), the storm's
+    model and strategy menus were cut off; in a lesson the lessons path sat below the card
+    and the run, where the other labs have it above."""
+    page = projector(browser, lang)
+    open_retries(page, live_server, "?lesson=retry-after")
+    for name in ("faults_choice", "model", "strategy"):
+        for menu in page.locator(f"select[name={name}]").all():
+            for index in range(menu.locator("option").count()):
+                menu.select_option(index=index)
+                # The text the closed menu shows fits its box (no clipped choice).
+                fits = menu.evaluate(
+                    """m => { const c = document.createElement('canvas').getContext('2d');
+                    c.font = getComputedStyle(m).font;
+                    const pad = 30;  // the arrow and the padding
+                    const text = m.selectedOptions[0].text;
+                    return c.measureText(text).width + pad <= m.clientWidth; }"""
+                )
+                assert fits, (name, menu.locator("option").nth(index).inner_text())
+    order = page.evaluate(
+        "() => [...document.querySelectorAll('#retries-panels > [id]')].map(e => e.id)"
+    )
+    assert order.index("path") < order.index("lesson"), order

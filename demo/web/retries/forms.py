@@ -17,8 +17,8 @@ from werkzeug.datastructures import MultiDict
 from ...engine.text import N_
 
 FAULT_PRESETS: tuple[tuple[tuple[str | int, ...], str], ...] = (
-    (("lose_response", 503, "ok"), N_("an answer lost, the server overloaded, then served")),
-    (("lose_response", "ok"), N_("the charge happened and its answer was lost, then served")),
+    (("lose_response", 503, "ok"), N_("lost answer, overloaded, then served")),
+    (("lose_response", "ok"), N_("charged, answer lost, then served")),
     ((429, "ok"), N_("429 with Retry-After: 3, then served")),
     ((503, 503, "ok"), N_("overloaded twice, then served")),
     ((502, 502, 502, 502, 502), N_("a bad gateway, five times")),
