@@ -12,6 +12,7 @@ from ...engine.stepping import PAUSED_MS
 from ...engine.text import Text
 from ...engine.timeline import Step
 from ...payments.requests import RequestEntry
+from ...payments.step_names import step_at
 from .step_text import step_text
 
 
@@ -89,9 +90,10 @@ def _cluster(group: list[RequestEntry], now: float) -> Cluster:
                 key=lambda m: m.at_ms,
             )
         )
+        shown = {m.name for m in marks}
         # In step mode the attendee's think time is part of the wall clock: say whose it is.
         pauses = tuple(
-            Mark("paused", x(start_ms + s.at_ms), start_ms + s.at_ms, _paused_text(ms))
+            Mark("paused", x(start_ms + s.at_ms), start_ms + s.at_ms, _paused_text(ms, s, shown))
             for s in steps
             for ms in [float(s.detail.get(PAUSED_MS) or 0)]
             if ms >= 1
@@ -123,6 +125,10 @@ def _began_ms(step: Step) -> float:
     return step.at_ms - float(took or 0)
 
 
-def _paused_text(ms: float) -> Text:
+def _paused_text(ms: float, step: Step, shown: set[str]) -> Text:
+    """A pause's words. A pause at a step the timeline draws no line for (``respond``)
+    names that step: otherwise two pauses in a row read as one step paused twice."""
     seconds = f"{ms / 1000:.1f}"
+    if step.name not in shown:
+        return Text("paused by you at %(step)s: %(s)s s", step=step_at(step.name), s=seconds)
     return Text("paused by you: %(s)s s", s=seconds)
