@@ -84,3 +84,28 @@ def test_the_retry_labs_menus_show_their_choice_whole_and_its_path_comes_first(
         "() => [...document.querySelectorAll('#retries-panels > [id]')].map(e => e.id)"
     )
     assert order.index("path") < order.index("lesson"), order
+
+
+@pytest.mark.parametrize("lang", ["en", "vi"])
+def test_the_operations_verdicts_and_the_cards_buttons_are_on_screen(
+    browser: Browser, live_server: Any, lang: str
+) -> None:
+    """Operations lesson 2 at 1280×720: after Retry them all the table was 916 px wide in an
+    862 px card, its Verdict column cut ("naturall / idempot"); the card's Next step and
+    Apply the fix sat at the bottom edge or below it."""
+    page = projector(browser, lang)
+    lab_id = f"e2e-nu23-ops-{secrets.token_hex(4)}"
+    page.goto(f"{live_server.url}/lab/{lab_id}/natural?lesson=which-are-natural")
+    expect(page.locator("#offer")).to_have_count(0)
+    for button in ("#natural-lesson .next-step", "#natural-lesson [data-apply-fix]"):
+        expect(page.locator(button)).to_be_in_viewport(ratio=1)
+    page.locator("[data-retry-all]").click()
+    rows = page.locator("table.ops tbody tr[data-times]")
+    expect(rows).to_have_count(9)
+    table = page.locator("table.ops")
+    widths = table.evaluate("t => [t.scrollWidth, t.parentElement.clientWidth]")
+    assert widths[0] <= widths[1], widths
+    for badge in page.locator("table.ops .verdict .badge").all():
+        box, card = badge.bounding_box(), page.locator("#natural-operations").bounding_box()
+        assert box is not None and card is not None
+        assert box["x"] + box["width"] <= card["x"] + card["width"]
