@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import gettext
+import html as html_lib
 import io
+
+from flask.testing import FlaskClient
 
 from demo.engine.stepping import PAUSED_MS
 from demo.engine.text import translate
 from demo.engine.timeline import Step
+from demo.payments.explain.charged import RETRY
 from demo.payments.requests import RequestEntry
 from demo.web.i18n import TRANSLATIONS
 from demo.web.payments.timeline import timeline
 
+EN = {"Accept-Language": "en"}
+BODY = {"order_id": "42", "amount": 100000}
 VI = gettext.GNUTranslations(io.BytesIO((TRANSLATIONS / "vi/LC_MESSAGES/messages.mo").read_bytes()))
 
 
@@ -34,3 +40,29 @@ def test_a_pause_at_a_step_with_no_line_of_its_own_names_that_step() -> None:
         "paused by you at respond: 4.6 s",
     ]
     assert translate(pauses[-1], VI.gettext) == "bạn tạm dừng ở respond (trả phản hồi): 4.6 s"
+
+
+def test_the_advice_under_a_charge_never_promises_a_replay_another_instance_cannot_give(
+    client: FlaskClient,
+) -> None:
+    """Lesson 8, several instances with their own stores: after Pay the answer said "A Retry
+    from here … would replay this response, not charge again"; the card's next step,
+    Retry, charged again on i2."""
+    lab = "/lab/nu23-apart"
+    client.patch(f"{lab}/api/settings", json={"instances": 2, "store_scope": "per_instance"})
+    headers = {"HX-Request": "true", "Idempotency-Key": "k-apart", "X-Lab-Action": "Pay"}
+    pay = client.post(f"{lab}/api/charges", json=BODY, headers=headers)
+    assert pay.status_code == 201
+    page = html_lib.unescape(client.get(lab, headers=EN).text)
+    assert "a Retry from here reaches a store that never saw key k-apart" in page
+    assert RETRY not in page
+    vi = html_lib.unescape(client.get(lab, headers={"Accept-Language": "vi"}).text)
+    assert "tới một store chưa từng thấy key k-apart" in vi
+    # And it is true: the Retry charges again.
+    headers["X-Lab-Action"] = "Retry"
+    assert client.post(f"{lab}/api/charges", json=BODY, headers=headers).status_code == 201
+    # One shared store: the replay it promises.
+    client.patch(f"{lab}/api/settings", json={"store_scope": "shared"})
+    headers = {**headers, "Idempotency-Key": "k-shared", "X-Lab-Action": "Pay"}
+    client.post(f"{lab}/api/charges", json={**BODY, "order_id": "43"}, headers=headers)
+    assert RETRY in html_lib.unescape(client.get(lab, headers=EN).text)

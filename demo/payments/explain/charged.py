@@ -60,7 +60,9 @@ def charged(
         and focus.settings is not None
         and now_s - focus.at >= focus.settings.ttl_s
     )
-    return _once(focus, earlier, order, _retry_advice(focus, order, order_now, expired=expired))
+    apart = settings.instances > 1 and settings.store_scope == "per_instance"
+    advice = _retry_advice(focus, order, order_now, expired=expired, apart=apart)
+    return _once(focus, earlier, order, advice)
 
 
 RETRY = N_(
@@ -70,10 +72,12 @@ RETRY = N_(
 
 
 def _retry_advice(
-    focus: RequestEntry, order: str, order_now: str | None, *, expired: bool
+    focus: RequestEntry, order: str, order_now: str | None, *, expired: bool, apart: bool
 ) -> str | Text:
     """What the next click would do, said only while it is still true: not after New
-    order (the form holds another intent) nor after the record expired (lesson 7)."""
+    order (the form holds another intent), nor after the record expired (lesson 7), nor
+    while each instance keeps its own store (``apart``, lesson 8: the balancer sends the
+    Retry to the next instance, which never saw the key)."""
     if order_now is not None and order_now != order:
         return Text(
             "The form now holds order %(new)s: a new intent with its own key, so Pay "
@@ -85,6 +89,13 @@ def _retry_advice(
         return Text(
             "The record of key %(key)s has expired (its TTL ran out): a Retry now is a "
             "new intent to the store, and charges again.",
+            key=focus.key,
+        )
+    if apart and focus.key is not None:
+        return Text(
+            "The balancer sends the next request to the next instance, and each instance "
+            "keeps its own store: a Retry from here reaches a store that never saw key "
+            "%(key)s, and charges again.",
             key=focus.key,
         )
     return RETRY
