@@ -13,6 +13,7 @@ from demo.engine.text import translate
 from demo.engine.timeline import Step
 from demo.payments.explain.charged import RETRY
 from demo.payments.requests import RequestEntry
+from demo.payments.scenarios import SCENARIOS
 from demo.web.i18n import TRANSLATIONS
 from demo.web.payments.timeline import timeline
 
@@ -66,3 +67,12 @@ def test_the_advice_under_a_charge_never_promises_a_replay_another_instance_cann
     headers = {**headers, "Idempotency-Key": "k-shared", "X-Lab-Action": "Pay"}
     client.post(f"{lab}/api/charges", json={**BODY, "order_id": "43"}, headers=headers)
     assert RETRY in html_lib.unescape(client.get(lab, headers=EN).text)
+
+
+def test_no_scenario_title_names_the_setting_its_fix_changes() -> None:
+    """Lesson 4 after Apply the fix read "Lesson: The race (lock off)" beside "fix ON: Lock
+    on": a title stays on the card with the fix on, so it names the case, not a setting."""
+    for scenario in SCENARIOS.values():
+        for setting in scenario.fix:
+            assert f"({setting} " not in scenario.title.lower(), scenario.title
+    assert translate(SCENARIOS["race"].title) == "The race: two requests, one key"

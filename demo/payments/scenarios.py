@@ -105,7 +105,7 @@ SCENARIOS: dict[str, Scenario] = {
         ),
         Scenario(
             "race",
-            N_("The race (lock off)"),
+            N_("The race: two requests, one key"),
             N_("Make two concurrent duplicates both charge, then stop them with the lock."),
             (N_("Press Double-submit: two requests, one key, at the same moment."),),
             N_(
