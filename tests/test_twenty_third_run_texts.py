@@ -7,15 +7,20 @@ import html as html_lib
 import io
 
 from flask.testing import FlaskClient
+from test_step_mode import quiet, requests
 
 from demo.engine.stepping import PAUSED_MS
 from demo.engine.text import translate
 from demo.engine.timeline import Step
+from demo.payments.explain import explain
 from demo.payments.explain.charged import RETRY
+from demo.payments.gateway import summarise
 from demo.payments.requests import RequestEntry
 from demo.payments.scenarios import SCENARIOS
+from demo.payments.settings import Settings
 from demo.web.i18n import TRANSLATIONS
 from demo.web.payments.timeline import timeline
+from demo.workspace import Workspace
 
 EN = {"Accept-Language": "en"}
 BODY = {"order_id": "42", "amount": 100000}
@@ -76,3 +81,21 @@ def test_no_scenario_title_names_the_setting_its_fix_changes() -> None:
         for setting in scenario.fix:
             assert f"({setting} " not in scenario.title.lower(), scenario.title
     assert translate(SCENARIOS["race"].title) == "The race: two requests, one key"
+
+
+def test_a_wait_on_a_holder_released_at_once_is_not_blamed_on_stepping() -> None:
+    """Step mode, both requests stopped after lookup, then Release all: the replay said "It
+    waited 306 ms for the per-key lock, which #1 held: in step mode #1 stood paused until
+    you stepped it on". Nobody stepped #1: the wait was its gateway charge."""
+    lab = Workspace("nu23-wait", settings=Settings(gateway_latency_ms=60, step_mode=True))
+    with requests(lab, 2):
+        quiet(lab)
+        lab.payments.stepper.release_all()
+    entries = lab.payments.requests()
+    replay = next(e for e in entries if e.outcome == "replayed")
+    said = " ".join(
+        translate(s)
+        for s in explain(entries, summarise(lab.payments.gateway.ledger()), replay).sentences
+    )
+    assert "arrived while #1 was still charging" in said, said
+    assert "stood paused" not in said

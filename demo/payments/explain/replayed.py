@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ...engine.stepping import PAUSED_MS
 from ...engine.text import N_, Text
 from ..gateway import LedgerSummary
 from ..requests import RequestEntry
@@ -159,7 +160,7 @@ def _waited(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Text | None
     first = overlapping_charger(focus, entries)
     who: str | Text = f"#{first.id}" if first else Text("the first request")
     ms = f"{waited:.0f}"
-    if focus.settings is not None and focus.settings.step_mode:
+    if first is not None and _paused_holding_lock(first):
         # In step mode the wait is the attendee's doing: the holder stood paused.
         return Text(
             "This request waited %(ms)s ms for the per-key lock, which %(who)s held: in "
@@ -175,6 +176,15 @@ def _waited(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Text | None
         who=who,
         ms=ms,
     )
+
+
+def _paused_holding_lock(holder: RequestEntry) -> bool:
+    """Whether step mode held ``holder`` paused (1 ms or more) while it held the lock: at
+    its ``lock acquire`` or a later step. Released at once ("Release all"), it did not:
+    the wait was its charge."""
+    steps = list(holder.steps)
+    held = [i for i, s in enumerate(steps) if s.name == "lock acquire"]
+    return bool(held) and any(float(s.detail.get(PAUSED_MS) or 0) >= 1 for s in steps[held[0] :])
 
 
 def recovered(
