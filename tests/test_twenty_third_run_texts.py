@@ -99,3 +99,22 @@ def test_a_wait_on_a_holder_released_at_once_is_not_blamed_on_stepping() -> None
     )
     assert "arrived while #1 was still charging" in said, said
     assert "stood paused" not in said
+
+
+def test_a_lock_that_was_free_is_not_drawn_as_a_wait() -> None:
+    """One Pay's lane read "+0 ms lock wait", then "lock acquire: no wait": as if it had
+    waited. A wait that took time stays on the timeline."""
+
+    def lane(waited_ms: float) -> list[str]:
+        entry = RequestEntry(1, "Pay", started=10.0, key="k")
+        entry.steps += [
+            Step("lookup", 0.1, {"hit": False}),
+            Step("lock wait", 0.2, {}),
+            Step("lock acquire", 0.2 + waited_ms, {"waited_ms": waited_ms}),
+        ]
+        entry.finished = 10.5
+        [cluster] = timeline([entry])
+        return [m.name for m in cluster.lanes[0].marks]
+
+    assert "lock wait" not in lane(0.0) and "lock acquire" in lane(0.0)
+    assert "lock wait" in lane(250.0)

@@ -85,7 +85,7 @@ def _cluster(group: list[RequestEntry], now: float) -> Cluster:
                     Mark(s.name, x(start_ms + at), start_ms + at, text)
                     for s, at in zip(steps, _begin_times(steps), strict=True)
                     for text in [step_text(s.name, s.detail, deduplicated)]
-                    if text
+                    if text and not (s.name == "lock wait" and _no_wait(s, steps))
                 ),
                 key=lambda m: m.at_ms,
             )
@@ -103,6 +103,17 @@ def _cluster(group: list[RequestEntry], now: float) -> Cluster:
         lane = Lane(entry, x(start_ms), max(x(end_ms), x(start_ms) + 4), start_ms, marks, paused_ms)
         lanes.append(lane)
     return Cluster(tuple(lanes), span_ms)
+
+
+def _no_wait(wait: Step, steps: Sequence[Step]) -> bool:
+    """A ``lock wait`` that did not wait (the lock was free, ``lock acquire: no wait``) and
+    was not paused at: drawn, it reads as if the request waited."""
+    acquired = next((s for s in steps if s.name == "lock acquire"), None)
+    return (
+        acquired is not None
+        and float(acquired.detail.get("waited_ms") or 0) < 1
+        and not wait.detail.get(PAUSED_MS)
+    )
 
 
 def _begin_times(steps: Sequence[Step]) -> list[float]:
