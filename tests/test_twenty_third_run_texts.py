@@ -5,8 +5,12 @@ from __future__ import annotations
 import gettext
 import html as html_lib
 import io
+import re
 
+import pytest
+from flask import Flask
 from flask.testing import FlaskClient
+from test_header_values import _waitress, raw_post
 from test_step_mode import quiet, requests
 
 from demo.engine.stepping import PAUSED_MS
@@ -87,7 +91,7 @@ def test_a_wait_on_a_holder_released_at_once_is_not_blamed_on_stepping() -> None
     """Step mode, both requests stopped after lookup, then Release all: the replay said "It
     waited 306 ms for the per-key lock, which #1 held: in step mode #1 stood paused until
     you stepped it on". Nobody stepped #1: the wait was its gateway charge."""
-    lab = Workspace("nu23-wait", settings=Settings(gateway_latency_ms=60, step_mode=True))
+    lab = Workspace("nu23-wait", settings=Settings(gateway_latency_ms=300, step_mode=True))
     with requests(lab, 2):
         quiet(lab)
         lab.payments.stepper.release_all()
@@ -97,7 +101,8 @@ def test_a_wait_on_a_holder_released_at_once_is_not_blamed_on_stepping() -> None
         translate(s)
         for s in explain(entries, summarise(lab.payments.gateway.ledger()), replay).sentences
     )
-    assert "arrived while #1 was still charging" in said, said
+    # Released together, either may take the lock first.
+    assert re.search(r"arrived while #[12] was still charging", said), said
     assert "stood paused" not in said
 
 
@@ -118,3 +123,18 @@ def test_a_lock_that_was_free_is_not_drawn_as_a_wait() -> None:
 
     assert "lock wait" not in lane(0.0) and "lock acquire" in lane(0.0)
     assert "lock wait" in lane(250.0)
+
+
+@pytest.mark.parametrize("char", [b"\x00", b"\x01", b"\x7f"])
+def test_a_control_character_in_a_header_is_refused_by_the_server_itself(
+    app: Flask, char: bytes
+) -> None:
+    """As the README says: the server answers a plain-text 400 before the app, and nothing
+    reaches the lab (a new user expected the app's problem+json)."""
+    port, stop = _waitress(app)
+    try:
+        status, body = raw_post(port, "nu23-ctl", [b" a" + char + b"b"])
+    finally:
+        stop()
+    assert status == 400 and b"Invalid header" in body
+    assert app.extensions["labs"].peek("nu23-ctl") is None
