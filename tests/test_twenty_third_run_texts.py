@@ -138,3 +138,29 @@ def test_a_control_character_in_a_header_is_refused_by_the_server_itself(
         stop()
     assert status == 400 and b"Invalid header" in body
     assert app.extensions["labs"].peek("nu23-ctl") is None
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/lab/nu23-body/api/charges",
+        "/lab/nu23-body/natural/api/apply",
+        "/lab/nu23-body/queue/api/jobs",
+        "/lab/nu23-body/retries/api/run",
+    ],
+)
+def test_a_body_in_another_charset_is_415_and_a_bom_is_said_plainly(
+    client: FlaskClient, url: str
+) -> None:
+    """``charset=latin-1`` was accepted and the body read as UTF-8 anyway; a body starting
+    with a BOM was told "(decode using utf-8-sig)", the parser's own advice."""
+    latin = client.post(
+        url, data=b"{}", headers={"Content-Type": "application/json; charset=latin-1"}
+    )
+    assert latin.status_code == 415 and latin.mimetype == "application/problem+json"
+    assert "not charset=latin-1" in latin.json["detail"]
+    fine = client.post(url, data=b"{}", headers={"Content-Type": "application/json; charset=UTF-8"})
+    assert fine.status_code != 415
+    bom = client.post(url, data=b"\xef\xbb\xbf{}", headers={"Content-Type": "application/json"})
+    assert bom.status_code == 400 and bom.mimetype == "application/problem+json"
+    assert "byte order mark" in bom.json["detail"] and "utf-8-sig" not in bom.json["detail"]

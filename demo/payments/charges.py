@@ -129,6 +129,14 @@ def parse_json(body: bytes) -> Any:
     try:
         # UTF-8 only (RFC 8259 §8.1): json.loads would also guess UTF-16 or UTF-32 from bytes.
         text = body.decode("utf-8")
+        if text.startswith("\ufeff"):
+            # RFC 8259 §8.1: a JSON text sent over a network carries no byte order mark.
+            raise _Refused(
+                Text(
+                    "it starts with a byte order mark (U+FEFF), which JSON sent over HTTP must "
+                    "not carry"
+                )
+            )
         value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
         if _holds_lone_surrogate(value):
             raise _Refused(Text("a string in it holds a lone surrogate, which UTF-8 cannot carry"))

@@ -8,7 +8,7 @@ from flask import current_app, g, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..engine.problems import Problem
-from ..engine.text import N_
+from ..engine.text import N_, Text
 from ..registry import LabRegistry
 from ..workspace import Workspace
 
@@ -134,6 +134,34 @@ def read_only_problem() -> Problem:
         N_("This lab replays an exported history: it shows what happened and runs nothing. "
            "Open a new lab to try things."),
     )  # fmt: skip
+
+
+JSON_TYPES = ("application/json", "application/merge-patch+json")
+"""The media types the labs' APIs read as JSON: a PATCH may say merge-patch (RFC 7396)."""
+
+
+def json_body(types: tuple[str, ...] = JSON_TYPES) -> bytes:
+    """The raw request body, once its media type is one of ``types``.
+
+    :raises Problem: 415 for another media type, none, or a ``charset`` other than UTF-8
+        (JSON is UTF-8, RFC 8259 §8.1; the body would be read as UTF-8 regardless).
+    :raises RequestEntityTooLarge: 413 past ``MAX_CONTENT_LENGTH``.
+    """
+    if request.mimetype not in types:
+        detail: str | Text = (
+            Text("Send the body as application/json, not %(type)s.", type=request.mimetype)
+            if request.mimetype
+            else N_("The request has no Content-Type header: send the body as application/json.")
+        )
+        raise Problem(415, "unsupported-media-type", N_("Unsupported Media Type"), detail)
+    charset = request.mimetype_params.get("charset")
+    if charset is not None and charset.strip().lower() not in ("utf-8", "utf8"):
+        raise Problem(
+            415, "unsupported-media-type", N_("Unsupported Media Type"),
+            Text("JSON is UTF-8 (RFC 8259 §8.1): send the body as UTF-8, not charset=%(charset)s.",
+                 charset=charset),
+        )  # fmt: skip
+    return read_body(request.max_content_length)
 
 
 def read_body(limit: int | None) -> bytes:

@@ -9,12 +9,10 @@ from typing import Any
 
 from flask import Response, g, jsonify, request
 
-from ...engine.problems import Problem
-from ...engine.text import N_, Text
 from ...natural.lab import NaturalLab
 from ...natural.pixel import parse_post
 from ...payments.charges import parse_json
-from .. import is_htmx, lab_to_read, lab_to_write, read_body, read_only_problem
+from .. import is_htmx, json_body, lab_to_read, lab_to_write, read_only_problem
 from . import bp
 from .views import fragment
 
@@ -26,8 +24,6 @@ VIEWER_COOKIE = "natural_viewer"
 
 VIEWER_COOKIE_MAX_AGE_S = 30 * 24 * 3600
 """How long a browser keeps the viewer cookie, in s (30 days)."""
-
-JSON_TYPES = ("application/json", "application/merge-patch+json")
 
 
 def natural_lab(write: bool) -> NaturalLab:
@@ -49,7 +45,7 @@ def apply() -> Response:
     """Apply an operation once, then retry it ``times - 1`` times:
     ``{"operation", "times": 1-10, "dedup": bool, "key"?}`` → 200 with the attempts, the
     final state and ``natural``; 400 (not JSON), 415, 422 (a bad member)."""
-    body = parse_json(_json_body())
+    body = parse_json(json_body())
     run = natural_lab(write=True).apply(body)
     return _answer(run.as_dict(), "operations")
 
@@ -58,7 +54,7 @@ def apply() -> Response:
 def delayed_duplicate() -> Response:
     """The lost update: ``{"conditional": bool}`` → 200 with the three writes and
     ``final_balance`` (100 unconditional; 50 with If-Match, the late write answered 412)."""
-    body = parse_json(_json_body())
+    body = parse_json(json_body())
     lab = natural_lab(write=True)
     lab.delayed(body)
     entry = lab.last("delayed-duplicate")
@@ -78,7 +74,7 @@ def state() -> Response:
 @bp.patch("/api/settings")
 def update_settings() -> Response:
     """``{"pixel_dedup_window_s": 0-86400}`` (s): 200 with the settings, or 400/415/422."""
-    changes = parse_json(_json_body())
+    changes = parse_json(json_body())
     settings = natural_lab(write=True).update_settings(changes)
     return _answer(settings, "pixel")
 
@@ -129,18 +125,3 @@ def _gif() -> Response:
     response = Response(PIXEL_GIF, 200, mimetype="image/gif")
     response.headers["Cache-Control"] = "no-store"
     return response
-
-
-def _json_body() -> bytes:
-    """The raw body, once its media type is JSON; 413 past ``MAX_CONTENT_LENGTH``.
-
-    :raises Problem: 415 for another media type, or none.
-    """
-    if request.mimetype not in JSON_TYPES:
-        detail: str | Text = (
-            Text("Send the body as application/json, not %(type)s.", type=request.mimetype)
-            if request.mimetype
-            else N_("The request has no Content-Type header: send the body as application/json.")
-        )
-        raise Problem(415, "unsupported-media-type", N_("Unsupported Media Type"), detail)
-    return read_body(request.max_content_length)

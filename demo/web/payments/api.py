@@ -10,17 +10,15 @@ from typing import Any
 from flask import Blueprint, Response, g, jsonify, request
 
 from ...engine.problems import Problem
-from ...engine.text import N_, Text
+from ...engine.text import N_
 from ...payments.charges import parse_json
 from ...payments.faults import no_response
 from ...payments.idempotency import Response as CoreResponse
 from ...server import client_socket
-from .. import is_htmx, lab_to_read, lab_to_write, read_body
+from .. import is_htmx, json_body, lab_to_read, lab_to_write
 from .panels import panels_response, settings_response
 
 bp = Blueprint("api", __name__, url_prefix="/lab/<lab_id>/api")
-
-JSON_TYPES = ("application/json", "application/merge-patch+json")
 
 
 @bp.url_value_preprocessor
@@ -45,7 +43,7 @@ def _vary(response: Response) -> Response:
 @bp.post("/charges")
 def create_charge() -> Response:
     """Charge once per ``Idempotency-Key``: 201, replay, 400/409/413/415/422, 502 or 504."""
-    body = _json_body()
+    body = json_body()
     result, entry = g.lab.payments.create_charge(
         request.headers.getlist("Idempotency-Key"),
         body,
@@ -72,7 +70,7 @@ def state() -> Response:
 @bp.patch("/settings")
 def update_settings() -> Response:
     """Change settings, e.g. ``{"lock": false}``: 200 with the settings, or 4xx."""
-    changes = parse_json(_json_body())
+    changes = parse_json(json_body())
     settings = g.lab.payments.update_settings(changes)
     if is_htmx():
         return settings_response(g.lab)
@@ -82,7 +80,7 @@ def update_settings() -> Response:
 @bp.post("/clock")
 def advance_clock() -> Response:
     """Move the lab's virtual clock, e.g. ``{"advance_s": 90000}``: 200, or 4xx."""
-    changes = parse_json(_json_body())
+    changes = parse_json(json_body())
     if not isinstance(changes, dict) or set(changes) != {"advance_s"}:
         changes = {"advance_s": None}  # anything else is refused below, with the rule
     offset = g.lab.advance(changes["advance_s"])
@@ -96,7 +94,7 @@ def step() -> Response:
     """Step mode: ``{"request": 5}`` lets request 5 go on one step;
     ``{"request": 5, "to_end": true}`` runs it to its end; ``{"release_all": true}`` lets
     every paused request run to its end. 200 with the paused requests, or 4xx."""
-    body = parse_json(_json_body())
+    body = parse_json(json_body())
     if isinstance(body, dict) and body.keys() == {"release_all"} and body["release_all"] is True:
         g.lab.payments.stepper.release_all()
     elif isinstance(body, dict) and set(body) <= {"request", "to_end"} and "request" in body:
@@ -124,18 +122,6 @@ def reset() -> Response:
     if is_htmx():
         return panels_response(g.lab)
     return jsonify(g.lab.state())
-
-
-def _json_body() -> bytes:
-    """The raw body, once its media type is JSON; 413 past ``MAX_CONTENT_LENGTH``."""
-    if request.mimetype not in JSON_TYPES:
-        detail: str | Text = (
-            Text("Send the body as application/json, not %(type)s.", type=request.mimetype)
-            if request.mimetype
-            else N_("The request has no Content-Type header: send the body as application/json.")
-        )
-        raise Problem(415, "unsupported-media-type", N_("Unsupported Media Type"), detail)
-    return read_body(request.max_content_length)
 
 
 def _drop_connection() -> Response:

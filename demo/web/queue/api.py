@@ -12,15 +12,13 @@ from typing import Any
 from flask import Blueprint, Response, g, jsonify, request
 
 from ...engine.problems import Problem
-from ...engine.text import N_, Text, translate
+from ...engine.text import N_, translate
 from ...payments.charges import parse_json
 from ...queue.entries import WorkEntry
 from ...queue.explain import explain
-from .. import lab_to_read, lab_to_write, read_body
+from .. import json_body, lab_to_read, lab_to_write
 
 bp = Blueprint("queue_api", __name__, url_prefix="/lab/<lab_id>/queue/api")
-
-JSON_TYPES = ("application/json", "application/merge-patch+json")
 
 
 @bp.url_value_preprocessor
@@ -50,7 +48,7 @@ def state() -> Response:
 def update_settings() -> Response:
     """Change settings, e.g. ``{"dedup": true}``: 200 with the settings; 422 for a bad
     name or value (nothing changes then)."""
-    settings = g.lab.queue.update_settings(parse_json(_json_body()))
+    settings = g.lab.queue.update_settings(parse_json(json_body()))
     return jsonify(settings.as_dict())
 
 
@@ -59,7 +57,7 @@ def enqueue() -> Response:
     """The producer enqueues a job ``{"id", "idempotency_key", "payload"}``: 201 with its
     new ``message_id`` (a job sent twice is two messages); 422 for a bad job; 503 when
     the queue is full or its broker does not answer."""
-    message_id = g.lab.queue.enqueue(parse_json(_json_body()))
+    message_id = g.lab.queue.enqueue(parse_json(json_body()))
     return jsonify({"message_id": message_id}), 201  # type: ignore[return-value]
 
 
@@ -82,7 +80,7 @@ def simulate() -> Response:
     """The delivery-semantics simulator: ``{"mode", "messages", "loss", "ack_loss",
     "seed"}`` → 200 ``{"sent", "delivered", "lost", "effects", "duplicate_effects", …}``;
     422 for a bad value."""
-    result = g.lab.queue.simulate(parse_json(_json_body()))
+    result = g.lab.queue.simulate(parse_json(json_body()))
     return jsonify(result.as_dict())
 
 
@@ -93,7 +91,7 @@ def step() -> Response:
     every paused work call run to its end. 200 with the paused work calls; 404 when the
     call is not paused, 409 when it is not at a step, 422 for another body."""
     lab = g.lab.queue
-    body = parse_json(_json_body())
+    body = parse_json(json_body())
     if isinstance(body, dict) and body.keys() == {"release_all"} and body["release_all"] is True:
         lab.release_all()
     elif isinstance(body, dict) and set(body) <= {"request", "to_end"} and "request" in body:
@@ -137,20 +135,8 @@ def _no_body() -> None:
     ignored, and the sender would believe it took effect."""
     if not request.content_length and request.headers.get("Transfer-Encoding") is None:
         return  # no body at all: the page's and the README's call
-    if parse_json(_json_body()) != {}:
+    if parse_json(json_body()) != {}:
         raise Problem(
             422, "invalid-work", N_("Invalid work request"),
             N_("POST .../work takes no body: send none, or {}. Settings go to PATCH .../settings."),
         )  # fmt: skip
-
-
-def _json_body() -> bytes:
-    """The raw body, once its media type is JSON; 413 past ``MAX_CONTENT_LENGTH``."""
-    if request.mimetype not in JSON_TYPES:
-        detail: str | Text = (
-            Text("Send the body as application/json, not %(type)s.", type=request.mimetype)
-            if request.mimetype
-            else N_("The request has no Content-Type header: send the body as application/json.")
-        )
-        raise Problem(415, "unsupported-media-type", N_("Unsupported Media Type"), detail)
-    return read_body(request.max_content_length)
