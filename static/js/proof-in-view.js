@@ -84,16 +84,18 @@ export function start() {
   document.body.addEventListener("htmx:afterSettle", function (evt) {
     const target = evt.detail && evt.detail.target;
     if (!target) return;
-    const answer = target.id === "panels-slot"; // an answer to this page's click
+    // An answer to this page's click: the payment lab's panels, or the queue lab's page.
+    const answer = target.id === "panels-slot" || target.id === "queue-slot";
     const panels = document.getElementById("panels") !== null;
     const newlyAchieved = panels && !achievedBefore && achieved();
     if (!answer && !(dropped && panels) && !newlyAchieved) return;
     const wasDropped = dropped;
     dropped = false;
-    const by = proofScroll();
+    const by = panels ? proofScroll() : 0; // presenter mode scrolls the payment lab only
     if (by !== 0) window.scrollBy({top: by, behavior: "instant"});
-    // Only a charge's answer is pointed to: a clock or a settings change, or a refresh,
-    // leaves the last answer where it was (pointing to it would read as their answer).
+    // Only a charge's answer (or the queue's: a job sent or worked, [data-answers]) is
+    // pointed to: a clock or a settings change, or a refresh, leaves the last answer where
+    // it was (pointing to it would read as their answer).
     const charge = evt.detail.xhr && evt.detail.xhr.labCharge; // set as it was sent, below
     if (!document.querySelector("#page.present") && (charge || (wasDropped && panels))) {
       pointToOutcome();
@@ -101,7 +103,8 @@ export function start() {
   });
   document.body.addEventListener("htmx:beforeRequest", function (evt) {
     const elt = evt.detail.elt; // here: the element that sends the request
-    const charge = elt && elt.matches && elt.matches("[hx-post$='/api/charges']");
+    const charge = elt && elt.matches &&
+      (elt.matches("[hx-post$='/api/charges']") || elt.closest("[data-answers]") !== null);
     if (charge && evt.detail.xhr) evt.detail.xhr.labCharge = true;
     if (elt && elt.matches && elt.matches("#step [hx-post]")) {
       stepSent = true;
@@ -168,6 +171,7 @@ function pointToOutcome() {
     return;
   }
   const above = headline.getBoundingClientRect().bottom <= 0;
-  const outcome = headline.textContent.trim().split(" — ")[0]; // "DOUBLE CHARGE"
+  // "DOUBLE CHARGE"; a sentence (the queue's "Enqueue: job … in the queue.") loses its stop.
+  const outcome = headline.textContent.trim().split(" — ")[0].replace(/\.$/, "");
   point(button, "#explain .headline", above, outcome + " — " + button.dataset.see);
 }

@@ -109,3 +109,27 @@ def test_the_operations_verdicts_and_the_cards_buttons_are_on_screen(
         box, card = badge.bounding_box(), page.locator("#natural-operations").bounding_box()
         assert box is not None and card is not None
         assert box["x"] + box["width"] <= card["x"] + card["width"]
+
+
+def test_the_queue_lab_points_to_an_answer_below_the_screen(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """Queue lessons by "." at 1280×720: What just happened, the queue and the mailbox sat
+    below the fold, and screenshots after each step differed only in "actual 0/1/2". The
+    payment lab's pointer ("↓ … — see the answer") now shows there too."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    lab_id = f"e2e-nu23-queue-{secrets.token_hex(4)}"
+    page.goto(f"{live_server.url}/lab/{lab_id}/queue?lesson=redelivery")
+    expect(page.locator("#offer")).to_have_count(0)
+    page.locator("header h1").click()  # nothing focused: "." is next step
+    pointer = page.locator("#to-outcome")
+    page.keyboard.press(".")  # Enqueue
+    expect(pointer).to_have_text(
+        "↓ Enqueue: job send-invoice-42 is message m-1 in the queue — see the answer"
+    )
+    page.keyboard.press(".")  # Work: the worker crashes before the ack
+    expect(pointer).to_have_text("↓ worker-1: CRASHED, NOT ACKED — see the answer")
+    expect(page.locator("#explain .headline")).not_to_be_in_viewport()
+    pointer.click()
+    expect(page.locator("#explain .headline")).to_be_in_viewport()
+    expect(pointer).to_be_hidden()
