@@ -133,3 +133,26 @@ def test_the_queue_lab_points_to_an_answer_below_the_screen(
     pointer.click()
     expect(page.locator("#explain .headline")).to_be_in_viewport()
     expect(pointer).to_be_hidden()
+
+
+def test_lane_bs_buttons_keep_their_place_when_a_finishes(
+    page: Page, live_server: Any, errors: Any, open_link: Any
+) -> None:
+    """Lesson 5 at 1280×720: when A ran to its end ("finished: CHARGED ch_0001"), lane B's
+    Step B and Run B to the end jumped up from y=348 to y=296, under the pointer."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    open_link(
+        page, f"{live_server.url}/lab/e2e-nu23-lanes-{secrets.token_hex(4)}?lesson=slow-motion"
+    )
+    page.locator("#double-submit").click()
+    step_b = page.locator("[data-step-label=B]")
+    expect(step_b).to_be_enabled(timeout=20_000)
+    expect(page.locator("[data-step-label=A]")).to_be_enabled(timeout=20_000)
+    page.wait_for_function("() => !document.querySelector('.htmx-swapping, .htmx-settling')")
+    before = step_b.bounding_box()
+    page.get_by_role("button", name="Run A to the end").click()
+    expect(page.locator("#step .step-lane.finished")).to_have_count(1, timeout=20_000)
+    page.wait_for_function("() => !document.querySelector('.htmx-swapping, .htmx-settling')")
+    after = step_b.bounding_box()
+    assert before is not None and after is not None
+    assert abs(after["y"] - before["y"]) < 1, (before, after)
