@@ -164,3 +164,28 @@ def test_a_body_in_another_charset_is_415_and_a_bom_is_said_plainly(
     bom = client.post(url, data=b"\xef\xbb\xbf{}", headers={"Content-Type": "application/json"})
     assert bom.status_code == 400 and bom.mimetype == "application/problem+json"
     assert "byte order mark" in bom.json["detail"] and "utf-8-sig" not in bom.json["detail"]
+
+
+def test_the_retry_cards_two_run_buttons_say_how_they_differ(client: FlaskClient) -> None:
+    """ "Run" and "Run the steps" sat side by side on the retry card, the difference unsaid;
+    the 402 step read as a step of the lesson, and "." went on without it."""
+    for lang, run, steps, optional in (
+        (
+            "en",
+            "The policy and fault plan on the left",
+            "The lesson sets its policy",
+            "If you like",
+        ),
+        ("vi", "Chính sách và kế hoạch lỗi bên trái", "Bài học đặt chính sách", "Tùy bạn"),
+    ):
+        client.post("/lab/nu23-runs", data={"lesson": "retry-policy"})
+        html = html_lib.unescape(
+            client.get("/lab/nu23-runs/retries", headers={"Accept-Language": lang}).text
+        )
+        assert f'title="{run}' in html and f'title="{steps}' in html
+        assert optional not in html  # the fix's steps only
+        client.post(
+            "/lab/nu23-runs", data={"scenario": "retry-policy", "lab": "retries", "fixed": "1"}
+        )
+        fixed = client.get("/lab/nu23-runs/retries", headers={"Accept-Language": lang}).text
+        assert optional in html_lib.unescape(fixed)

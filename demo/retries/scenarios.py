@@ -130,8 +130,8 @@ SCENARIOS: dict[str, Scenario] = {
                     "the client stops at the first 400, a final error."
                 ),
                 N_(
-                    "A declined card is final too: pick 402 in the fault plan and press Run "
-                    "again; one attempt."
+                    "If you like (the lesson does not check it): a declined card is final too; "
+                    "pick 402 in the fault plan and press Run again: one attempt."
                 ),
             ),
             expect={"attempts": 1, "outcome": "final_error"},
