@@ -151,10 +151,7 @@ def test_every_queue_scenario_lists_the_clicks_its_run_makes_as_steps(
             for step in scenario_steps(scenario, fixed):
                 assert translate(step, VI_TEXT.gettext) != str(step), step
     outbox = [str(s) for s in scenario_steps(QUEUE_SCENARIOS["outbox"], False)]
-    assert (
-        outbox[4]
-        == "Set Crash (once) to “relay: after send, before marking sent”, in the settings."
-    )
+    assert outbox[4] == "Set Crash (once) to “relay: sent, not yet marked sent”, in the settings."
     app.extensions["labs"].get("nu20-queue").open_lesson("redelivery")
     html = text_of(client, "/lab/nu20-queue/queue", EN)
     assert "<li>Choose the job send-invoice-42 and press Enqueue.</li><li>Press Work.</li>" in html

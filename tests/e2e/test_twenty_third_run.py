@@ -7,7 +7,7 @@ import secrets
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, Route, expect
+from playwright.sync_api import Browser, Locator, Page, Route, expect
 from test_fourth_run import projector
 from test_retries_browser import open_retries
 from test_sixth_run import press_and_wait
@@ -15,6 +15,21 @@ from test_sixth_run import press_and_wait
 pytestmark = pytest.mark.e2e
 
 ANSWERED = "() => !document.querySelector('.htmx-request')"
+
+
+def assert_choices_fit(menu: Locator, pad: int) -> None:
+    """Each choice of ``menu``, once chosen, fits the closed menu's box with ``pad`` px to
+    spare for its arrow and padding: no choice is shown cut off."""
+    for index in range(menu.locator("option").count()):
+        width = menu.evaluate(
+            """(m, i) => { const c = document.createElement('canvas').getContext('2d');
+            c.font = getComputedStyle(m).font;
+            return c.measureText(m.options[i].text).width; }""",
+            index,
+        )
+        assert width + pad <= menu.evaluate("m => m.clientWidth"), (
+            menu.locator("option").nth(index).inner_text()
+        )
 
 
 def test_next_step_waits_for_new_orders_form_before_paying(
@@ -69,17 +84,7 @@ def test_the_retry_labs_menus_show_their_choice_whole_and_its_path_comes_first(
     open_retries(page, live_server, "?lesson=retry-after")
     for name in ("faults_choice", "model", "strategy"):
         for menu in page.locator(f"select[name={name}]").all():
-            for index in range(menu.locator("option").count()):
-                menu.select_option(index=index)
-                # The text the closed menu shows fits its box (no clipped choice).
-                fits = menu.evaluate(
-                    """m => { const c = document.createElement('canvas').getContext('2d');
-                    c.font = getComputedStyle(m).font;
-                    const pad = 30;  // the arrow and the padding
-                    const text = m.selectedOptions[0].text;
-                    return c.measureText(text).width + pad <= m.clientWidth; }"""
-                )
-                assert fits, (name, menu.locator("option").nth(index).inner_text())
+            assert_choices_fit(menu, pad=30)
     order = page.evaluate(
         "() => [...document.querySelectorAll('#retries-panels > [id]')].map(e => e.id)"
     )
@@ -156,3 +161,15 @@ def test_lane_bs_buttons_keep_their_place_when_a_finishes(
     after = step_b.bounding_box()
     assert before is not None and after is not None
     assert abs(after["y"] - before["y"]) < 1, (before, after)
+
+
+@pytest.mark.parametrize("lang", ["en", "vi"])
+def test_the_queue_labs_menus_show_their_choice_whole(
+    browser: Browser, live_server: Any, lang: str
+) -> None:
+    """At 1280 px the queue's Delivery and Crash menus (159 px beside their labels) showed
+    "at-least-once (ack af…" and "relay: after send, before m…"; the poison job was cut too."""
+    page = projector(browser, lang)
+    page.goto(f"{live_server.url}/lab/e2e-nu23-qmenus-{secrets.token_hex(4)}/queue")
+    for menu in page.locator("#queue-settings select, #job-select").all():
+        assert_choices_fit(menu, pad=20)

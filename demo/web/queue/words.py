@@ -19,7 +19,7 @@ CRASH_POINTS: dict[str, str] = {
     "after_receive": N_("after receive"),
     "after_effect": N_("after the side effect"),
     "after_record": N_("after the record, before the ack"),
-    "relay_after_send": N_("relay: after send, before marking sent"),
+    "relay_after_send": N_("relay: sent, not yet marked sent"),
 }
 """Each crash point in the settings select's words (the armed banner uses them too)."""
 
