@@ -2,6 +2,7 @@
 // the requests this tab has in flight and the client guard that counts on them, the key
 // field that shows what the next request sends, and the problems said in the notice line.
 import { byId, t, showNotice, hideNotice } from "./page.js";
+import { keepPress, pressFor, takePress, dropGonePresses } from "./queued.js";
 
 // The "lab-json" htmx extension: sends a form as the JSON body the API expects, with the
 // Idempotency-Key header the client's key strategy picks. Numeric inputs become JSON
@@ -16,7 +17,7 @@ function randomKey() {
 // The Idempotency-Key this request carries, by the client's key strategy:
 // a stable key per intent, a fresh random one per click, or none at all.
 function keyFor(elt) {
-  const press = queued.get(elt);
+  const press = pressFor(elt);
   if (press && press.key !== null) return press.key;
   const field = byId("idempotency-key");
   const strategy = byId("key-strategy") ? byId("key-strategy").value : "stable";
@@ -56,11 +57,13 @@ function setHeaders(evt) {
   if (elt.dataset.action) headers["X-Lab-Action"] = elt.dataset.action;
   if (!isCharge(elt)) return;
   const key = keyFor(elt);
-  const press = queued.get(elt);
-  if (press) {
-    queued.delete(elt);
-    evt.detail.parameters = press.params; // the order as it was when pressed
+  const press = takePress(elt);
+  if (press && press.stale) { // pressed before the lab was reset: not sent into the new one
+    evt.preventDefault();
+    showNotice(t("queued_reset").replace("{button}", press.label), false);
+    return;
   }
+  if (press) evt.detail.parameters = press.params; // the order as it was when pressed
   if (key === "") return; // no key: the request runs unprotected, on purpose
   // Anything else goes out, and the server answers 400 if bad.
   if (unsendable(key)) {
@@ -171,34 +174,6 @@ function chargeAnswered(evt) {
       htmx.trigger(document.body, "lab-refresh");
     }, 50);
   }
-}
-
-// A press that htmx queues behind its button's last request goes out later, and htmx reads
-// the form only then: it would send whatever the attendee typed meanwhile (another amount,
-// another order). What was pressed is kept here, element → {params, key, label}, and sent.
-const queued = new Map();
-
-function keepPress(button, sources) {
-  const field = byId("idempotency-key");
-  const strategy = byId("key-strategy") ? byId("key-strategy").value : "stable";
-  const fresh = button.dataset.newKey === "true" || strategy === "random";
-  const press = {
-    params: new FormData(byId("order-form")),
-    key: fresh ? null : (strategy === "none" || !field ? "" : field.value), // null: a new key when sent
-    label: button.textContent.trim()
-  };
-  Array.prototype.forEach.call(sources, function (el) { queued.set(el, press); });
-}
-
-// New order replaces the form, and htmx drops a press queued on a button that is gone.
-function dropGonePresses() {
-  let label = null;
-  queued.forEach(function (press, el) {
-    if (document.body.contains(el)) return;
-    queued.delete(el);
-    label = press.label;
-  });
-  if (label !== null) showNotice(t("queued_dropped").replace("{button}", label), false);
 }
 
 function startInFlight() {

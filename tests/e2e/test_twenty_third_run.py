@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Locator, Page, Route, expect
 from test_fourth_run import projector
+from test_keyboard import open_lab, paused_pair
 from test_retries_browser import open_retries
 from test_sixth_run import press_and_wait
 
@@ -173,3 +174,25 @@ def test_the_queue_labs_menus_show_their_choice_whole(
     page.goto(f"{live_server.url}/lab/e2e-nu23-qmenus-{secrets.token_hex(4)}/queue")
     for menu in page.locator("#queue-settings select, #job-select").all():
         assert_choices_fit(menu, pad=20)
+
+
+def test_a_press_waiting_its_turn_is_not_sent_into_a_lab_reset_since(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """Step mode, Double-submit paused, "d" pressed again (it waits its turn), then another
+    tab resets the lab: the waiting pair went out into the fresh lab, which then showed a
+    "#1 Double-submit" nobody had pressed after the reset."""
+    lab_id = open_lab(page, live_server, "nu23-reset-queued")
+    paused_pair(page, live_server, lab_id, lock=False)
+    page.locator("header h1").click()  # nothing focused: the single keys are shortcuts
+    page.keyboard.press("d")
+    expect(page.locator("#notice")).to_contain_text("waits its turn")
+    reset = page.request.post(f"{live_server.url}/lab/{lab_id}/api/reset")  # another tab
+    assert reset.ok
+    expect(page.locator("#notice")).to_contain_text(
+        "Double-submit, waiting its turn, was not sent: the lab was reset since it was pressed",
+        timeout=20_000,
+    )
+    page.wait_for_function(ANSWERED, timeout=20_000)
+    page.wait_for_timeout(500)  # a press sent late would have arrived by now
+    assert live_server.lab(lab_id).payments.requests() == []

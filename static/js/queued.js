@@ -1,0 +1,52 @@
+// A press that htmx queues behind its button's last request goes out later, and htmx reads
+// the form only then: it would send whatever the attendee typed meanwhile (another amount,
+// another order). What was pressed is kept here, element → {params, key, label, resets},
+// and sent (requests.js). A press made before the lab was reset, here or in another tab,
+// belongs to the lab before: it is not sent into the new one.
+import { byId, t, showNotice } from "./page.js";
+
+const queued = new Map();
+
+// The lab's reset count as the panels show it ("" before they have drawn).
+function resetsNow() {
+  const panels = byId("panels");
+  return panels && panels.dataset.resets !== undefined ? panels.dataset.resets : "";
+}
+
+export function keepPress(button, sources) {
+  const field = byId("idempotency-key");
+  const strategy = byId("key-strategy") ? byId("key-strategy").value : "stable";
+  const fresh = button.dataset.newKey === "true" || strategy === "random";
+  const press = {
+    params: new FormData(byId("order-form")),
+    key: fresh ? null : (strategy === "none" || !field ? "" : field.value), // null: a new key when sent
+    label: button.textContent.trim(),
+    resets: resetsNow()
+  };
+  Array.prototype.forEach.call(sources, function (el) { queued.set(el, press); });
+}
+
+// The press kept for elt's request, or undefined.
+export function pressFor(elt) {
+  return queued.get(elt);
+}
+
+// The press kept for elt's request, taken as the request leaves (undefined if none), with
+// stale: true when the lab was reset since it was pressed.
+export function takePress(elt) {
+  const press = queued.get(elt);
+  if (!press) return press;
+  queued.delete(elt);
+  return Object.assign({}, press, {stale: press.resets !== "" && press.resets !== resetsNow()});
+}
+
+// New order replaces the form, and htmx drops a press queued on a button that is gone.
+export function dropGonePresses() {
+  let label = null;
+  queued.forEach(function (press, el) {
+    if (document.body.contains(el)) return;
+    queued.delete(el);
+    label = press.label;
+  });
+  if (label !== null) showNotice(t("queued_dropped").replace("{button}", label), false);
+}
