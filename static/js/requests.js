@@ -68,7 +68,7 @@ function setHeaders(evt) {
   // Anything else goes out, and the server answers 400 if bad.
   if (unsendable(key)) {
     evt.preventDefault();
-    showNotice(t("bad_header_key"));
+    showNotice(t("bad_header_key"), false); // told in the panels too: the page stays put
     return;
   }
   headers["Idempotency-Key"] = key;

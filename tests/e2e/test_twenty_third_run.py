@@ -196,3 +196,16 @@ def test_a_press_waiting_its_turn_is_not_sent_into_a_lab_reset_since(
     page.wait_for_function(ANSWERED, timeout=20_000)
     page.wait_for_timeout(500)  # a press sent late would have arrived by now
     assert live_server.lab(lab_id).payments.requests() == []
+
+
+def test_a_key_the_browser_cannot_send_is_refused_without_scrolling(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """Pay with the key "zz-😀" at 1280×720: "NOT SENT — the client refused the key", and
+    the page scrolled 53 px on its own, the pointer now on Change amount & resend."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    open_lab(page, live_server, "nu23-emoji")
+    page.locator("#idempotency-key").fill("zz-😀")
+    page.get_by_role("button", name="Pay", exact=True).click()
+    expect(page.locator("#explain .headline")).to_contain_text("NOT SENT")
+    assert page.evaluate("window.scrollY") == 0
