@@ -189,3 +189,18 @@ def test_the_retry_cards_two_run_buttons_say_how_they_differ(client: FlaskClient
         )
         fixed = client.get("/lab/nu23-runs/retries", headers={"Accept-Language": lang}).text
         assert optional in html_lib.unescape(fixed)
+
+
+def test_the_lost_update_panel_and_the_card_do_not_both_say_expected(
+    client: FlaskClient,
+) -> None:
+    """Operations lesson 3: the card said "expected without the fix 100 actual 100", the
+    panel beside it "Final balance expected 50 actual 100": two expected numbers."""
+    client.post("/lab/nu23-lost", data={"lesson": "lost-update"})
+    client.post("/lab/nu23-lost/natural/api/delayed-duplicate", json={})
+    for lang, should in (("en", "should be"), ("vi", "đúng ra là")):
+        html = html_lib.unescape(
+            client.get("/lab/nu23-lost/natural", headers={"Accept-Language": lang}).text
+        )
+        panel = html[html.index('id="natural-lost-update"') :]
+        assert f"<span>{should} <strong>50</strong></span>" in panel
