@@ -204,3 +204,24 @@ def test_the_lost_update_panel_and_the_card_do_not_both_say_expected(
         )
         panel = html[html.index('id="natural-lost-update"') :]
         assert f"<span>{should} <strong>50</strong></span>" in panel
+
+
+def test_a_scenarios_failure_with_its_fix_off_is_evidence_not_a_mismatch(
+    client: FlaskClient,
+) -> None:
+    """The Client-side guard scenario, Run the steps: "Charges expected 2 actual 3
+    MISMATCH" in red, where the lessons word the failure they show as evidence."""
+    lab = "/lab/nu23-guard"
+    client.post(lab, data={"scenario": "client-guard"})
+    for key in ("k-tab-1", "k-tab-2"):  # two tabs, two keys, one order
+        headers = {"Idempotency-Key": key, "X-Lab-Action": "Pay"}
+        assert client.post(f"{lab}/api/charges", json=BODY, headers=headers).status_code == 201
+    card = html_lib.unescape(client.get(lab, headers=EN).text)
+    card = card[card.index('id="lesson"') :]
+    assert "1 extra: the failure you caused, kept as evidence" in card
+    assert "MISMATCH" not in card
+    client.post(lab, data={"scenario": "client-guard", "fixed": "1"})
+    for key in ("k-tab-3", "k-tab-4"):  # with the fix on, the same failure is a mismatch
+        headers = {"Idempotency-Key": key, "X-Lab-Action": "Pay"}
+        client.post(f"{lab}/api/charges", json=BODY, headers=headers)
+    assert "MISMATCH" in client.get(lab, headers=EN).text
