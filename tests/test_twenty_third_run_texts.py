@@ -225,3 +225,27 @@ def test_a_scenarios_failure_with_its_fix_off_is_evidence_not_a_mismatch(
         headers = {"Idempotency-Key": key, "X-Lab-Action": "Pay"}
         client.post(f"{lab}/api/charges", json=BODY, headers=headers)
     assert "MISMATCH" in client.get(lab, headers=EN).text
+
+
+def test_a_content_type_that_names_no_media_type_is_not_called_missing(
+    client: FlaskClient,
+) -> None:
+    """``Content-Type: ;;;===`` was told "The request has no Content-Type header"."""
+    answer = client.post("/lab/nu23-ct/api/charges", data=b"{}", headers={"Content-Type": ";;;==="})
+    assert answer.status_code == 415
+    assert answer.json["detail"] == (
+        "The Content-Type header (;;;===) names no media type: send the body as application/json."
+    )
+
+
+def test_a_short_ttl_under_reject_names_the_field_once(client: FlaskClient) -> None:
+    """``{"in_flight": "reject", "ttl_s": 10}`` was told "ttl_s must leave ttl_s at least
+    30 s…"."""
+    answer = client.patch("/lab/nu23-ttl/api/settings", json={"in_flight": "reject", "ttl_s": 10})
+    assert answer.status_code == 422
+    assert answer.json["errors"] == {
+        "ttl_s": 'must be at least 30 s (the in-progress deadline) under in_flight "reject"'
+    }
+    client.patch("/lab/nu23-ttl/api/settings", json={"ttl_s": 10})
+    answer = client.patch("/lab/nu23-ttl/api/settings", json={"in_flight": "reject"})
+    assert answer.json["errors"]["in_flight"].startswith("must leave ttl_s at least 30 s")

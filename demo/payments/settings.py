@@ -102,12 +102,18 @@ class Settings:
             if patched.in_flight == "reject" and patched.ttl_s < IN_PROGRESS_S:
                 # A key that expires while its request still runs cannot be "in flight": the
                 # duplicate would find nothing, wait for the lock and replay instead of a 409.
-                name = "ttl_s" if "ttl_s" in changes else "in_flight"
-                errors[name] = Text(
-                    "must leave ttl_s at least %(deadline)s s (the in-progress deadline) under "
-                    'in_flight "reject"',
-                    deadline=IN_PROGRESS_S,
-                )
+                if "ttl_s" in changes:
+                    errors["ttl_s"] = Text(
+                        "must be at least %(deadline)s s (the in-progress deadline) under "
+                        'in_flight "reject"',
+                        deadline=IN_PROGRESS_S,
+                    )
+                else:
+                    errors["in_flight"] = Text(
+                        "must leave ttl_s at least %(deadline)s s (the in-progress deadline) "
+                        'under in_flight "reject"',
+                        deadline=IN_PROGRESS_S,
+                    )
         if errors:
             raise _bad_settings(errors)
         return replace(self, **changes)
