@@ -103,7 +103,12 @@ def test_the_operations_verdicts_and_the_cards_buttons_are_on_screen(
     lab_id = f"e2e-nu23-ops-{secrets.token_hex(4)}"
     page.goto(f"{live_server.url}/lab/{lab_id}/natural?lesson=which-are-natural")
     expect(page.locator("#offer")).to_have_count(0)
-    for button in ("#natural-lesson .next-step", "#natural-lesson [data-apply-fix]"):
+    buttons = ("#natural-lesson .next-step", "#natural-lesson [data-apply-fix]")
+    for button in buttons:
+        expect(page.locator(button)).to_be_in_viewport(ratio=1)
+    page.locator("tr[data-operation=set_balance] button").click()
+    expect(page.locator("#natural-lesson .numbers")).to_have_count(1)
+    for button in buttons:  # the numbers come under the buttons, not above them
         expect(page.locator(button)).to_be_in_viewport(ratio=1)
     page.locator("[data-retry-all]").click()
     rows = page.locator("table.ops tbody tr[data-times]")
