@@ -249,3 +249,13 @@ def test_a_short_ttl_under_reject_names_the_field_once(client: FlaskClient) -> N
     client.patch("/lab/nu23-ttl/api/settings", json={"ttl_s": 10})
     answer = client.patch("/lab/nu23-ttl/api/settings", json={"in_flight": "reject"})
     assert answer.json["errors"]["in_flight"].startswith("must leave ttl_s at least 30 s")
+
+
+def test_no_queue_story_describes_the_fix_off_when_the_fix_is_on() -> None:
+    """Queue lesson 1 after Apply the fix: "fix ON" above "(with dedup off it records
+    nothing)". A story is shown in both states, so it never says what a setting is now."""
+    from demo.queue.scenarios import SCENARIOS as QUEUE
+
+    for scenario in QUEUE.values():
+        for setting in scenario.fix:
+            assert f"with {setting} off" not in scenario.story, scenario.name

@@ -75,8 +75,8 @@ SCENARIOS: dict[str, Scenario] = {
             name="redelivery",
             title=N_("Redelivery after a crash"),
             story=N_(
-                "The worker sends the e-mail, passes its record step (with dedup off it "
-                "records nothing), and crashes before the ack. The clock passes the "
+                "The worker sends the e-mail, passes its record step (which records the key "
+                "only with dedup on), and crashes before the ack. The clock passes the "
                 "visibility timeout and the broker delivers the message again."
             ),
             settings={"crash_at": "after_record"},
