@@ -89,7 +89,7 @@ def test_at_most_once_scenario_loses_the_job_silently_and_the_fix_keeps_it(
     numbers = page.locator("#lesson .numbers")
     expect(numbers.locator(".expected-value")).to_have_text("0")
     expect(numbers.locator(".actual-value")).to_have_text("1")
-    expect(numbers).to_contain_text("MISMATCH")
+    expect(numbers).to_contain_text("the failure you caused, kept as evidence")
     expect(page.locator("#lanes")).to_contain_text("LOST")
 
     click(page, "#apply-fix")

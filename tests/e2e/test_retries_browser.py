@@ -40,7 +40,7 @@ def test_lost_response_retry_new_key_twice_same_key_once(
     expect(headline).to_contain_text("DOUBLE CHARGE")
     expect(headline.locator(".charges")).to_have_attribute("data-charges", "2")
     expect(page.locator("#run table.attempts .new-key")).to_have_count(1)
-    expect(page.locator("[data-expected='charges']")).to_contain_text("MISMATCH")
+    expect(page.locator("[data-expected='charges']")).to_contain_text("kept as evidence")
     assert order_charges(live_server, lab_id, page) == 2  # the payment lab's own ledger
 
     # The fix, one click away: the page reopens with it and runs the steps by itself.
