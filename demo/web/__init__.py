@@ -149,17 +149,19 @@ def json_body(types: tuple[str, ...] = JSON_TYPES) -> bytes:
     """
     if request.mimetype not in types:
         given = request.headers.get("Content-Type", "").strip()
-        detail: str | Text = (
-            Text("Send the body as application/json, not %(type)s.", type=request.mimetype)
-            if request.mimetype
-            else Text(
+        detail: str | Text
+        if request.mimetype:
+            detail = Text("Send the body as application/json, not %(type)s.", type=request.mimetype)
+        elif given:
+            detail = Text(
                 "The Content-Type header (%(given)s) names no media type: send the body as "
                 "application/json.",
                 given=given[:100],
             )
-            if given
-            else N_("The request has no Content-Type header: send the body as application/json.")
-        )
+        else:
+            detail = N_(
+                "The request has no Content-Type header: send the body as application/json."
+            )
         raise Problem(415, "unsupported-media-type", N_("Unsupported Media Type"), detail)
     charset = request.mimetype_params.get("charset")
     if charset is not None and charset.strip().lower() not in ("utf-8", "utf8"):

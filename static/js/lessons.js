@@ -46,8 +46,8 @@ let formsPending = 0; // requests this tab has open that replace the order form 
 // A step that replaces the order form (New order) must have answered before the next
 // step presses Pay: Pay sends the form, and the old form holds the old order.
 function replacesForm(evt) {
-  return evt.detail.target !== undefined && evt.detail.target !== null &&
-    evt.detail.target.id === "order-form";
+  const target = evt.detail.target;
+  return Boolean(target) && target.id === "order-form";
 }
 
 function trackForms() {

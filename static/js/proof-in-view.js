@@ -96,16 +96,16 @@ export function start() {
     // Only a charge's answer (or the queue's: a job sent or worked, [data-answers]) is
     // pointed to: a clock or a settings change, or a refresh, leaves the last answer where
     // it was (pointing to it would read as their answer).
-    const charge = evt.detail.xhr && evt.detail.xhr.labCharge; // set as it was sent, below
-    if (!document.querySelector("#page.present") && (charge || (wasDropped && panels))) {
+    const answers = evt.detail.xhr && evt.detail.xhr.labAnswer; // set as it was sent, below
+    if (!document.querySelector("#page.present") && (answers || (wasDropped && panels))) {
       pointToOutcome();
     }
   });
   document.body.addEventListener("htmx:beforeRequest", function (evt) {
     const elt = evt.detail.elt; // here: the element that sends the request
-    const charge = elt && elt.matches &&
+    const answers = elt && elt.matches &&
       (elt.matches("[hx-post$='/api/charges']") || elt.closest("[data-answers]") !== null);
-    if (charge && evt.detail.xhr) evt.detail.xhr.labCharge = true;
+    if (answers && evt.detail.xhr) evt.detail.xhr.labAnswer = true;
     if (elt && elt.matches && elt.matches("#step [hx-post]")) {
       stepSent = true;
       finishedBefore = document.querySelectorAll("#step .step-lane.finished").length;

@@ -183,8 +183,8 @@ def _paused_holding_lock(holder: RequestEntry) -> bool:
     its ``lock acquire`` or a later step. Released at once ("Release all"), it did not:
     the wait was its charge."""
     steps = list(holder.steps)
-    held = [i for i, s in enumerate(steps) if s.name == "lock acquire"]
-    return bool(held) and any(float(s.detail.get(PAUSED_MS) or 0) >= 1 for s in steps[held[0] :])
+    held = next((i for i, s in enumerate(steps) if s.name == "lock acquire"), None)
+    return held is not None and any(float(s.detail.get(PAUSED_MS) or 0) >= 1 for s in steps[held:])
 
 
 def recovered(
