@@ -99,7 +99,7 @@ def test_the_post_of_a_link_applies_it(client: FlaskClient, lab_of: Any) -> None
 
 
 def test_a_post_with_nothing_to_apply_makes_no_lab(client: FlaskClient, app: Flask) -> None:
-    for query in ("", "?present=2", "?run=1"):
+    for query in ("", "?run=1"):
         answer = client.post(f"/lab/idle{query}")
         assert answer.status_code == 303 and answer.location == "/lab/idle"
     assert registry(app).peek("idle") is None

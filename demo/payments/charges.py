@@ -99,6 +99,7 @@ ORDER_ID_PATTERN = _order_id_pattern(_NOT_PRINTABLE)
 """``order_id`` is printable, without a space at either end: the pattern in the OpenAPI
 document. Lone surrogates are refused too (a JSON Schema string cannot hold one)."""
 _ORDER_ID = re.compile(_order_id_pattern(_NOT_PRINTABLE + r"\ud800-\udfff"))
+_ORDER_ID_REFUSED = re.compile(f"[{_NOT_PRINTABLE}\\ud800-\\udfff]")
 
 
 @dataclass(frozen=True)
@@ -198,7 +199,7 @@ def parse_charge(body: bytes) -> ChargeRequest:
     if not isinstance(order_id, str) or not 1 <= len(order_id) <= MAX_ORDER_ID_LENGTH:
         errors["order_id"] = N_("must be a string of 1-64 characters")
     elif not _ORDER_ID.fullmatch(order_id):
-        errors["order_id"] = N_("must be printable, without leading or trailing spaces")
+        errors["order_id"] = _order_id_problem(order_id)
 
     amount = value.get("amount")
     if amount is None or (isinstance(amount, str) and not amount.strip()):
@@ -223,6 +224,19 @@ def parse_charge(body: bytes) -> ChargeRequest:
         raise _invalid(errors)
     assert isinstance(order_id, str) and isinstance(amount, int)  # checked above
     return ChargeRequest(order_id=order_id, amount=amount, currency=currency)
+
+
+def _order_id_problem(order_id: str) -> str | Text:
+    """What is wrong with an ``order_id`` that fails :data:`ORDER_ID_PATTERN`: a space at
+    an end, or the first character that is not printable, by its code point (an invisible
+    mark pasted with the id cannot be seen in the field that holds it)."""
+    bad = _ORDER_ID_REFUSED.search(order_id)
+    if bad is None:
+        return N_("must not begin or end with a space")
+    return Text(
+        "holds U+%(code)s, a control or invisible character: type the id without it",
+        code=f"{ord(bad.group()):04X}",
+    )
 
 
 # Spaces typed in the page's key field are sent as typed: the answer says how to send none.

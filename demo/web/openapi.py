@@ -160,7 +160,7 @@ def _pages() -> dict[str, Any]:
                 "arguments or form fields (the same names as the GET's)",
                 {
                     "303": {"description": "Applied; to the plain lab address (`run=1` kept)"},
-                    **_problems("409"),
+                    **_problems("409", "422"),
                 },
                 parameters=_page_links(),
             ),
@@ -258,7 +258,7 @@ def _room() -> dict[str, Any]:
         "Open an exported history as a new, read-only replay lab",
         {
             "303": {"description": "To the replay lab"},
-            **_problems("400", "413", "422"),
+            **_problems("400", "413", "415", "422"),
             "503": _ref("LabsFull"),
         },
         requestBody={"required": True, "content": content},

@@ -83,10 +83,17 @@ def open_link(lab_id: str) -> BaseResponse:
     progress kept), else a scenario of lab ``lab`` (the payment lab by default). 303 to
     that lab's page, keeping ``run=1``.
 
-    :raises Problem: 404 for an unknown lab, scenario or lesson; 409 in a read-only
-        replay (presenter mode excepted); 503 when a new lab gets no slot.
+    :raises Problem: 404 for an unknown lab, scenario or lesson; 422 for ``present``
+        other than 0 or 1; 409 in a read-only replay (presenter mode excepted); 503 when a
+        new lab gets no slot.
     """
     params = request.values
+    if params.get("present", "0") not in ("0", "1"):
+        raise Problem(
+            422, "invalid-link", N_("Invalid link"),
+            Text("present must be 1 (presenter mode on) or 0 (off), not %(value)s.",
+                 value=params["present"][:20]),
+        )  # fmt: skip
     changes = params.get("present") in ("0", "1") or "scenario" in params or "lesson" in params
     page = params.get("lab", "payments")
     check_names(params.get("lesson"), params.get("scenario"), page)  # before anything changes

@@ -18,7 +18,7 @@ from ..lessons import CHAPTERS
 from ..payments.charges import parse_json
 from ..payments.gateway import summarise
 from ..workspace import Workspace
-from . import is_htmx, lab_to_read, lab_to_write, labs, read_body
+from . import is_htmx, json_body, lab_to_read, lab_to_write, labs
 from .nav import LAB_PAGES
 from .payments.panels import panels_response
 from .shell import redirect_to_lab
@@ -77,8 +77,8 @@ def replay() -> BaseResponse:
     """Open an exported history (multipart field ``history``, or a JSON body) as a new,
     read-only replay lab; 303 to it.
 
-    :raises Problem: 400 for a missing file or bad JSON, 413 past 1 MiB, 422 for a file
-        that is not a lab history.
+    :raises Problem: 400 for a missing file or bad JSON, 413 past 1 MiB, 415 for a body
+        that is neither multipart nor JSON, 422 for a file that is not a lab history.
     """
     request.max_content_length = history.MAX_BYTES
     try:
@@ -86,7 +86,7 @@ def replay() -> BaseResponse:
             upload = request.files.get("history")
             raw = upload.read(history.MAX_BYTES + 1) if upload else b""
         else:
-            raw = read_body(history.MAX_BYTES)
+            raw = json_body()
     except RequestEntityTooLarge:
         raise _too_large() from None
     if len(raw) > history.MAX_BYTES:
