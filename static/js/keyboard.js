@@ -28,6 +28,7 @@ function describe(el) {
   if (el.id) selector = "#" + (window.CSS && CSS.escape ? CSS.escape(el.id) : el.id);
   else if (el.dataset.stepLabel) selector = "[data-step-label=" + quote(el.dataset.stepLabel) + "]";
   else if (el.dataset.action) selector = el.tagName.toLowerCase() + "[data-action=" + quote(el.dataset.action) + "]";
+  else if (el.dataset.cardAction) selector = "[data-card-action=" + quote(el.dataset.cardAction) + "]";
   else if (el.dataset.body) selector = el.tagName.toLowerCase() + "[data-body=" + quote(el.dataset.body) + "]";
   else if (el.name) selector = el.tagName.toLowerCase() + "[name=" + quote(el.name) + "]";
   const section = el.closest("section[id], form[id]");
@@ -48,8 +49,13 @@ function restoreFocus() {
     return;
   }
   focusWas = null;
-  const candidates = [];
-  if (was.selector) candidates.push(document.querySelector(was.selector));
+  const same = was.selector ? document.querySelector(was.selector) : null;
+  if (same && same.disabled && !was.waiting) {
+    was.waiting = true; // htmx enables it again when its request ends
+    focusWas = was;
+    return;
+  }
+  const candidates = [same];
   if (was.section === "#step") {
     candidates.push(document.querySelector("[data-step-label]:not([disabled])"));
   }
@@ -65,11 +71,21 @@ function restoreFocus() {
 
 function startFocus() {
   document.addEventListener("click", blurAfterMouse);
+  // A button htmx disables while its request runs (hx-disabled-elt) loses the focus then:
+  // it is remembered as it was when the request left.
+  let atRequest = null;
+  document.body.addEventListener("htmx:beforeRequest", function () {
+    atRequest = describe(document.activeElement);
+  });
   document.body.addEventListener("htmx:beforeSwap", function () {
     const active = document.activeElement;
-    if (!focusWas || focusWas.el.isConnected) focusWas = describe(active);
+    const lost = active === document.body && atRequest && atRequest.el.disabled;
+    if (!focusWas || focusWas.el.isConnected) focusWas = lost ? atRequest : describe(active);
   });
   document.body.addEventListener("htmx:afterSettle", restoreFocus);
+  document.body.addEventListener("htmx:afterRequest", function () {
+    if (focusWas && focusWas.waiting) restoreFocus();
+  });
 }
 
 // The shortcuts list: a modal dialog (opened with ?, its button, closed with Esc, Close

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...engine.text import N_, Text, translate
 from ...lessons import CHAPTERS, Lesson
 from ...retries.faults import FAULT_NAMES, FAULT_STATUSES
 from ...retries.lab import RetriesLab
@@ -45,27 +46,54 @@ def retries_of(workspace: Workspace) -> RetriesLab:
 LINE_W, LINE_GAP = 1000, 120
 """The attempts' line, in SVG units: its width, and the least room between two attempts."""
 
+LABEL_EM = {"attempt": 19 * 0.68, "wait": 16 * 0.62}
+"""Room per character of a label, in SVG units: the label's font size (19 and 16, as
+``retries.css`` sets them) times a wide character's advance in DejaVu Sans (bold for an
+attempt). An estimate on the wide side: labels never touch, the line only grows."""
+
+
+def _label_width(text: str, kind: str) -> float:
+    return len(text) * LABEL_EM[kind]
+
 
 def timeline(attempts: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The run's attempts on one line of virtual time: each attempt starts after the wait
     before it (``at_ms`` from the first attempt), drawn at ``x`` (SVG units, 0 to
-    :data:`LINE_W`; attempts closer than :data:`LINE_GAP` are pushed apart so their
-    labels stay readable) with the wait drawn from ``from_x``."""
+    :data:`LINE_W`) with the wait drawn from ``from_x``, and its two labels, ``label``
+    ("#2 503") and ``wait_label`` ("waited 108 ms", empty without a wait).
+
+    Attempts are pushed apart so that neither their labels nor their waits' labels touch
+    (:data:`LINE_GAP` at least). The line may then run past :data:`LINE_W`: the page widens
+    its drawing to the last ``x`` and scales it down whole, text with it."""
     at, placed = 0.0, []
     for attempt in attempts:
         at += attempt["waited_ms"]
-        placed.append({**attempt, "at_ms": at})
+        status = attempt["status"] or translate(N_("no answer"))
+        waited = attempt["waited_ms"]
+        placed.append({
+            **attempt,
+            "at_ms": at,
+            "label": f"#{attempt['n']} {status}",
+            "wait_label": translate(Text("waited %(ms)s ms", ms=waited)) if waited else "",
+        })  # fmt: skip
     total = at or 1.0
-    x = -float(LINE_GAP)
-    for item in placed:
-        x = max(LINE_W * item["at_ms"] / total, x + LINE_GAP)
+    x, previous = -float(LINE_GAP), None
+    for index, item in enumerate(placed):
+        gap = float(LINE_GAP)
+        if previous is not None:
+            # The first label grows right from its dot, the last one left, others centred.
+            before = _label_width(previous["label"], "attempt") * (1.0 if index == 1 else 0.5)
+            after = _label_width(item["label"], "attempt") * (1.0 if item is placed[-1] else 0.5)
+            wait = _label_width(item["wait_label"], "wait")
+            gap = max(gap, before + after + 24, wait + 24)
+        x = max(LINE_W * item["at_ms"] / total, x + gap)
         item["x"] = x
-    squeeze = min(1.0, LINE_W / x) if placed and x > 0 else 1.0
-    previous = 0.0
+        previous = item
+    start = 0.0
     for item in placed:
-        item["x"] = round(item["x"] * squeeze, 1)
-        item["from_x"] = previous
-        previous = item["x"]
+        item["x"] = round(item["x"], 1)
+        item["from_x"] = start
+        start = item["x"]
     return placed
 
 

@@ -1,0 +1,95 @@
+"""What the twenty-fourth run left, in a real browser: the retry lab's free play at 1280x720,
+its line of attempts, a button htmx disables while it runs, and the header's lab id."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+from test_fourth_run import projector
+from test_retries_browser import open_retries
+from test_twenty_third_run import ANSWERED
+
+pytestmark = pytest.mark.e2e
+
+OUTAGE_THEN_SERVED = "lose_response, 503, lose_response, 503, lose_response, 503, 503, ok"
+
+
+def test_free_play_runs_and_storms_from_the_first_screen(
+    browser: Browser, live_server: Any
+) -> None:
+    """In free play the form's Run (and the storm form's Storm) sat below a 720 px screen:
+    the result cards carry a copy, which press the same forms."""
+    page = projector(browser, "en")
+    lab_id = open_retries(page, live_server)
+    for copy, answer in (("#run-now", "#run .run-headline"), ("#storm-now", "#storm svg")):
+        button = page.locator(copy)
+        box = button.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 720, copy
+        button.click()
+        expect(page.locator(answer)).to_be_visible()
+    state = live_server.lab(lab_id).retries.state()
+    assert state["last_run"] is not None and state["last_storm"] is not None
+    page.context.close()
+
+
+def test_in_a_lesson_the_card_has_its_own_run_and_no_copy(page: Page, live_server: Any) -> None:
+    open_retries(page, live_server)
+    page.locator(".path [data-lesson='retry-policy']").click()
+    expect(page.locator("#lesson")).to_be_visible()
+    expect(page.locator("#run-now, #storm-now")).to_have_count(0)
+
+
+def test_run_pressed_from_the_keyboard_keeps_the_focus(page: Page, live_server: Any) -> None:
+    """htmx disables Run while its request runs (``hx-disabled-elt``), and a disabled button
+    loses the focus: after the answer it was on ``<body>``, the next Tab from the top."""
+    open_retries(page, live_server)
+    for selector in ("button[data-action='run']", "#run-now"):
+        for _ in range(2):  # the second time, #run-now is the one its own answer replaced
+            page.locator(selector).focus()
+            page.keyboard.press("Enter")
+            page.wait_for_function(ANSWERED)
+            expect(page.locator(selector)).to_be_focused()
+
+
+def test_the_attempts_labels_never_touch(page: Page, live_server: Any) -> None:
+    """Short waits drew "#1 no answer" into "#2 503", and "waited 12 ms" into "waited
+    108 ms": the attempts stood as far apart as their waits, whatever their labels."""
+    open_retries(page, live_server)
+    page.fill("input[name=max_attempts]", "8")
+    page.fill("input[name=base_ms]", "10")
+    # No jitter: a jittered wait may be 0 ms, and a wait of 0 ms has no label.
+    page.locator(".policy select[name=strategy]").select_option("exponential")
+    page.fill("[data-fault-plan]", OUTAGE_THEN_SERVED)
+    page.locator("button[data-action='run']").click()
+    expect(page.locator(".attempt-line .attempt")).to_have_count(8)
+    for kind in ("attempt-label", "wait-label"):
+        boxes = [
+            page.locator(f".attempt-line .{kind}").nth(i).bounding_box()
+            for i in range(page.locator(f".attempt-line .{kind}").count())
+        ]
+        assert len(boxes) == (8 if kind == "attempt-label" else 7)
+        for left, right in zip(boxes, boxes[1:], strict=False):
+            assert left is not None and right is not None
+            assert left["x"] + left["width"] < right["x"], kind
+        svg = page.locator("svg.attempt-line").bounding_box()
+        assert svg is not None
+        assert (
+            boxes[0]["x"] >= svg["x"]
+            and boxes[-1]["x"] + boxes[-1]["width"] <= svg["x"] + svg["width"]
+        )
+
+
+@pytest.mark.parametrize("path", ["", "/natural", "/retries", "/queue"])
+def test_the_lab_id_is_read_whole_at_1280(browser: Browser, live_server: Any, path: str) -> None:
+    """A random lab id was cut ("Lab V3vBD8Y27wZfYqIaD…") on the header's second line."""
+    page = projector(browser, "en")
+    lab_id = secrets.token_urlsafe(16)  # as long as the ids GET / gives
+    page.goto(f"{live_server.url}/lab/{lab_id}{path}")
+    label = page.locator("header .lab-id")
+    expect(label).to_contain_text(lab_id)
+    assert label.evaluate("e => e.scrollWidth <= e.clientWidth")
+    assert page.locator("header").evaluate("e => e.offsetHeight") < 100  # still two lines
+    page.context.close()
