@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+
+from demo.queue.jobs import EXAMPLE
 
 EN = {"Accept-Language": "en"}
 CHARGES = "/lab/nu25-body/api/charges"
@@ -55,3 +58,61 @@ def test_a_history_sent_as_plain_text_is_415(client: FlaskClient) -> None:
     assert plain.status_code == 415 and plain.mimetype == "application/problem+json"
     assert "not text/plain" in plain.json["detail"]
     assert client.post("/replay", data=exported, content_type="application/json").status_code == 303
+
+
+def test_an_idle_worker_says_whether_anything_can_still_come_back(client: FlaskClient) -> None:
+    """The at-most-once scenario's last Work said "Move the clock past it to see a
+    redelivery": the message had been acked on receive, and nothing would ever come back."""
+    api = "/lab/nu25-queue/queue/api"
+    client.patch(f"{api}/settings", json={"crash_at": "after_effect"})
+    client.post(f"{api}/jobs", json=dict(EXAMPLE))
+    assert client.post(f"{api}/work").get_json()["outcome"] == "crashed"
+    waiting = client.post(f"{api}/work", headers=EN).get_json()
+    assert waiting["outcome"] == "idle"
+    assert "1 in flight" in waiting["explanation"][0]
+    assert "Move the clock past it" in waiting["explanation"][0]
+
+    api = "/lab/nu25-queue-2/queue/api"
+    client.patch(f"{api}/settings", json={"delivery": "at_most_once", "crash_at": "after_receive"})
+    client.post(f"{api}/jobs", json=dict(EXAMPLE))
+    assert client.post(f"{api}/work").get_json()["outcome"] == "lost"
+    client.post("/lab/nu25-queue-2/api/clock", json={"advance_s": 31})
+    gone = client.post(f"{api}/work", headers=EN).get_json()
+    assert gone["outcome"] == "idle"
+    assert "none is in flight" in gone["explanation"][0]
+    assert "Move the clock" not in " ".join(gone["explanation"])
+
+
+def test_a_refused_key_is_not_told_to_send_the_same_key_again(client: FlaskClient) -> None:
+    """A 400 for a bad key said "the same key can be retried with a corrected request": the
+    key was what was wrong. An unknown field read "foo unknown field"."""
+    lab = "/lab/nu25-refused"
+    client.post(
+        f"{lab}/api/charges",
+        json={"order_id": "42", "amount": 5},
+        headers={"Idempotency-Key": "a,b"},
+    )
+    html = client.get(lab, headers=EN).get_data(as_text=True)
+    assert "send the request again with a key the header can carry" in html
+    assert "the same key can be retried" not in html
+    client.post(
+        f"{lab}/api/charges", json={"order_id": "42", "amount": 5, "foo": 1},
+        headers={"Idempotency-Key": "k-25"},
+    )  # fmt: skip
+    html = client.get(lab, headers=EN).get_data(as_text=True)
+    assert "the same key can be retried with a corrected request" in html
+    assert "foo is not a known field" in html
+
+
+def test_operations_lesson_1_marks_the_fix_primary_only_once_its_first_check_is_met(
+    client: FlaskClient,
+) -> None:
+    """Before any run, Apply the fix was already the dark primary button, while step 1 said to
+    press Retry it first."""
+    lab = "/lab/nu25-ops"
+    fix = re.compile(r'<button type="submit" form="natural-apply-fix" class="([^"]*)"')
+    client.post(f"{lab}?lesson=set-vs-add")
+    assert fix.findall(client.get(f"{lab}/natural").get_data(as_text=True)) == [""]
+    for operation in ("set_balance", "add_balance"):
+        client.post(f"{lab}/natural/api/apply", json={"operation": operation, "times": 3})
+    assert fix.findall(client.get(f"{lab}/natural").get_data(as_text=True)) == ["primary"]

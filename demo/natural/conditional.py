@@ -99,7 +99,7 @@ def parse_delayed(body: object) -> bool:
         body = {}
     for name in body:
         if name != "conditional":
-            errors[str(name)] = N_("unknown field")
+            errors[str(name)] = N_("is not a known field")
     conditional = body.get("conditional", False)
     if not isinstance(conditional, bool):
         errors["conditional"] = N_("must be true or false")

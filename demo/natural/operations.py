@@ -281,7 +281,7 @@ def parse_apply(body: object) -> tuple[str, int, bool, str]:
     errors: dict[str, str | Text] = {}
     for name in body:
         if name not in ("operation", "times", "dedup", "key"):
-            errors[str(name)] = N_("unknown field")
+            errors[str(name)] = N_("is not a known field")
     operation = body.get("operation")
     if not isinstance(operation, str) or operation not in OPERATIONS:
         errors["operation"] = Text(

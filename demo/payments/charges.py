@@ -193,7 +193,7 @@ def parse_charge(body: bytes) -> ChargeRequest:
     errors: dict[str, str | Text] = {}
     for name in value:
         if name not in ALLOWED_FIELDS:
-            errors[str(name)] = N_("unknown field")
+            errors[str(name)] = N_("is not a known field")
 
     order_id = value.get("order_id")
     if not isinstance(order_id, str) or not 1 <= len(order_id) <= MAX_ORDER_ID_LENGTH:
@@ -346,5 +346,9 @@ def _invalid(errors: dict[str, str | Text]) -> Problem:
     )
 
 
+BAD_KEY_TITLE = N_("Bad Idempotency-Key header")
+"""The title of the 400 for a key the header cannot carry (the log keeps it as is)."""
+
+
 def _bad_key(detail: str | Text) -> Problem:
-    return Problem(400, "bad-idempotency-key", N_("Bad Idempotency-Key header"), detail)
+    return Problem(400, "bad-idempotency-key", BAD_KEY_TITLE, detail)

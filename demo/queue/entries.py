@@ -83,6 +83,8 @@ class WorkEntry(Entry):
     crashed_at: str | None = None
     error: str | None = None
     relay_crashed: bool = False
+    in_flight: int = 0
+    """An ``idle`` call's count of messages in flight then: what a later receive may get."""
     dead_lettered: list[str] = field(default_factory=list)
     emails: list[str] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)

@@ -18,10 +18,16 @@ def explain(entry: WorkEntry) -> list[str | Text]:
             ids=", ".join(entry.dead_lettered), max=s.get("max_attempts"),
         ))  # fmt: skip
     outcome = entry.outcome
-    if outcome == "idle":
+    if outcome == "idle" and entry.in_flight:
+        said.append(Text(
+            "No message was visible: %(n)s in flight, hidden until the visibility timeout "
+            "passes. Move the clock past it to see a redelivery.",
+            n=entry.in_flight,
+        ))  # fmt: skip
+    elif outcome == "idle":
         said.append(N_(
-            "No message was visible: the queue is empty, or every message is in flight "
-            "until its visibility timeout passes. Move the clock past it to see a redelivery."
+            "No message was visible, and none is in flight: the queue is empty, and nothing "
+            "will come back. A message acked (or dead-lettered) is gone for good."
         ))  # fmt: skip
     elif outcome == "processed":
         said.append(_processed(entry))

@@ -82,6 +82,9 @@ def run_work(host: Host, world: World, worker: str, settings: Settings) -> WorkE
         )
         entry.outcome = done.outcome
         entry.dead_lettered = list(done.dead_lettered)
+        if done.outcome == "idle":  # what may still come back, for "what just happened"
+            kept = world.broker.messages(now=host.clock(), max_attempts=settings.max_attempts)
+            entry.in_flight = sum(1 for message in kept if message.state == "in_flight")
     except WorkerCrash as crash:
         entry.mark("crash", after=crash.step)
         entry.crashed_at = _POINT_AT[crash.step]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...engine.text import N_, Text
+from ..charges import BAD_KEY_TITLE
 from ..requests import RequestEntry
 from ..settings import Settings
 from .explanation import Explanation
@@ -24,7 +25,13 @@ def invalid(focus: RequestEntry) -> Explanation:
                 title=Text(focus.problem) if focus.problem else Text("The request was invalid"),
                 detail=focus.problem_detail or Text("see the response body."),
             ),
+            # A refused key is itself what to correct: it cannot be "the same key" again.
             N_(
+                "Validation runs first and stores nothing: send the request again with a key "
+                "the header can carry (1-255 printable ASCII characters, no comma)."
+            )
+            if focus.problem == BAD_KEY_TITLE
+            else N_(
                 "Validation runs first and stores nothing, so the same key can be retried "
                 "with a corrected request."
             ),
