@@ -62,12 +62,13 @@ function startStaleRun() {
 // is in, bring the answer (the run, or the storm's chart) on screen. In a lesson,
 // the card's checks and numbers stay above it when both fit: they say what the run meant.
 // Otherwise the answer's top comes first (its headline), never its bottom alone. A poll's
-// refresh moves nothing.
+// refresh moves nothing. An achieved lesson's "Lesson achieved" line counts as the card's
+// top: the run that achieved it is not shown with its achievement scrolled away.
 const ANSWERS = {"policy-form": "#run", "storm-form": "#storm"};
 const MARGIN = 8; // px above what is brought to the top
 
 function showAnswer(answer) {
-  const checks = document.querySelector("#lesson .checks");
+  const checks = document.querySelector("#lesson .achieved") || document.querySelector("#lesson .checks");
   const line = answer.querySelector(".run-headline, svg") || answer;
   const height = window.innerHeight;
   if (checks) {

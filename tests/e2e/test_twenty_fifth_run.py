@@ -3,6 +3,7 @@ its line of attempts, a button htmx disables while it runs, and the header's lab
 
 from __future__ import annotations
 
+import re
 import secrets
 from typing import Any
 
@@ -92,4 +93,32 @@ def test_the_lab_id_is_read_whole_at_1280(browser: Browser, live_server: Any, pa
     expect(label).to_contain_text(lab_id)
     assert label.evaluate("e => e.scrollWidth <= e.clientWidth")
     assert page.locator("header").evaluate("e => e.offsetHeight") < 100  # still two lines
+    page.context.close()
+
+
+def test_the_run_that_achieves_a_lesson_shows_its_achievement(
+    browser: Browser, live_server: Any
+) -> None:
+    """After the run that achieved the lesson, the page brought the run on screen and left
+    "Lesson achieved" above it, scrolled away: the attendee never saw it."""
+    page = projector(browser, "en")
+    open_retries(page, live_server, "?lesson=retry-policy")
+    lesson = page.locator("#lesson")
+    page.locator("header h1").click()  # nothing focused: "." is Next step
+    page.keyboard.press(".")  # Run, without the fix
+    expect(lesson.locator(".checks li").first).to_have_class(re.compile(r"\bmet"))
+    with page.expect_navigation():
+        lesson.locator("[data-apply-fix]").click()
+    page.locator("header h1").click()
+    page.keyboard.press(".")  # Run, with the fix
+    expect(lesson.locator(".achieved")).to_contain_text("Lesson achieved")
+    # Both on screen once the page has brought the answer in (it scrolls after the swap).
+    page.wait_for_function(
+        """() => {
+            const won = document.querySelector('#lesson .achieved').getBoundingClientRect();
+            const run = document.querySelector('#run .run-headline').getBoundingClientRect();
+            return won.top >= 0 && run.bottom <= innerHeight && scrollY > 0;
+        }""",
+        timeout=10_000,
+    )
     page.context.close()
