@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html as html_lib
 import json
 import re
 
@@ -116,3 +117,35 @@ def test_operations_lesson_1_marks_the_fix_primary_only_once_its_first_check_is_
     for operation in ("set_balance", "add_balance"):
         client.post(f"{lab}/natural/api/apply", json={"operation": operation, "times": 3})
     assert fix.findall(client.get(f"{lab}/natural").get_data(as_text=True)) == ["primary"]
+
+
+@pytest.mark.parametrize(
+    ("page", "scenario", "n"),
+    [
+        ("", "race", 4),
+        ("/natural", "lost-update", 3),
+        ("/retries", "lost-response-retry", 2),
+        ("/queue", "outbox", 4),
+    ],
+)
+def test_a_scenario_that_is_a_lesson_says_it_ticks_no_check(
+    app: Flask, client: FlaskClient, page: str, scenario: str, n: int
+) -> None:
+    """A scenario run and fixed left the lesson of the same name unticked, and nothing on
+    screen said that scenarios and lessons are counted apart."""
+    lab = f"/lab/nu25-as-{n}"
+    lab_name = page.strip("/") or "payments"
+    client.post(f"{lab}?scenario={scenario}&lab={lab_name}")
+    html = client.get(f"{lab}{page}", headers=EN).get_data(as_text=True)
+    assert f"This scenario is lesson {n} of the path." in html
+    action = re.search(r'<form class="as-lesson" method="post" action="([^"]+)"', html)
+    assert action is not None
+    client.post(html_lib.unescape(action.group(1)))
+    workspace = app.extensions["labs"].peek(f"nu25-as-{n}")
+    assert workspace.lesson.name == scenario
+    assert "This scenario is lesson" not in client.get(f"{lab}{page}").get_data(as_text=True)
+
+
+def test_a_failure_lab_scenario_offers_no_lesson(client: FlaskClient) -> None:
+    client.post("/lab/nu25-as-none?scenario=key-per-click")
+    assert 'class="as-lesson"' not in client.get("/lab/nu25-as-none").get_data(as_text=True)

@@ -14,6 +14,7 @@ from typing import Any
 from flask import Flask, url_for
 
 from ..engine.text import N_
+from ..lessons import LESSONS, chapter_of
 from ..natural.scenarios import SCENARIOS as NATURAL_SCENARIOS
 from ..payments.scenarios import SCENARIOS as PAYMENT_SCENARIOS
 from ..queue.scenarios import SCENARIOS as QUEUE_SCENARIOS
@@ -58,6 +59,16 @@ def page_of_scenario(name: str) -> LabPage | None:
     return next((page for page in LAB_PAGES if name in page.scenarios), None)
 
 
+def lesson_number(name: str) -> int | None:
+    """Lesson ``name``'s number in its lab's chapter (1 first), or ``None`` when no lesson
+    has that name (a scenario of the failure lab only)."""
+    if name not in LESSONS:
+        return None
+    return [lesson.name for lesson in chapter_of(name)].index(name) + 1
+
+
 def register(app: Flask) -> None:
-    """Give every template ``LAB_PAGES`` (the header's lab switcher reads it)."""
+    """Give every template ``LAB_PAGES`` (the header's lab switcher reads it) and
+    :func:`lesson_number` (a scenario's card offers its lesson)."""
     app.jinja_env.globals["LAB_PAGES"] = LAB_PAGES
+    app.jinja_env.globals["lesson_number"] = lesson_number
