@@ -14,6 +14,7 @@ from demo.queue.jobs import EXAMPLE
 
 EN = {"Accept-Language": "en"}
 CHARGES = "/lab/nu25-body/api/charges"
+BODY_42 = {"order_id": "42", "amount": 100000}
 
 
 @pytest.mark.parametrize(
@@ -149,3 +150,18 @@ def test_a_scenario_that_is_a_lesson_says_it_ticks_no_check(
 def test_a_failure_lab_scenario_offers_no_lesson(client: FlaskClient) -> None:
     client.post("/lab/nu25-as-none?scenario=key-per-click")
     assert 'class="as-lesson"' not in client.get("/lab/nu25-as-none").get_data(as_text=True)
+
+
+def test_a_queue_job_key_follows_the_payment_labs_rule(client: FlaskClient) -> None:
+    """A payment key "my key 1" was taken (201), a job's "must be … without spaces"."""
+    api = "/lab/nu25-jobkey/queue/api/jobs"
+    spaced = client.post(api, json={**EXAMPLE, "idempotency_key": "my key 1"})
+    assert spaced.status_code == 201
+    paid = client.post(
+        "/lab/nu25-jobkey/api/charges", json=BODY_42, headers={"Idempotency-Key": "my key 1"}
+    )
+    assert paid.status_code == 201
+    for bad in (" my key", "my key ", "k" * 256, "ké"):
+        refused = client.post(api, json={**EXAMPLE, "idempotency_key": bad}, headers=EN)
+        assert refused.status_code == 422, bad
+        assert "no space at either end" in refused.json["errors"]["idempotency_key"]

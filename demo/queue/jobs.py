@@ -16,9 +16,11 @@ from ..engine.text import N_, Reasons, Text
 MAX_PAYLOAD_BYTES = 2048
 """The largest payload a job may carry, as canonical JSON, in bytes."""
 
-_NAME = re.compile(r"[\x21-\x7e]{1,255}")
-"""A job id or idempotency key: 1-255 visible ASCII characters (no space, no control
-character), as Stripe bounds its keys to 255."""
+NAME_PATTERN = r"[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?"
+"""A job id or idempotency key: 1-255 printable ASCII characters, no space at either end
+and no control character: the payment lab's rule for a key (Stripe bounds keys to 255),
+a comma allowed, as no header carries it. The OpenAPI document carries this pattern."""
+_NAME = re.compile(NAME_PATTERN)
 
 EXAMPLE: Mapping[str, Any] = {
     "id": "send-invoice-42",
@@ -52,7 +54,7 @@ def parse_job(body: object) -> Job:
     """Check a job sent by the producer and return it.
 
     :param body: the decoded JSON body: an object with ``id`` and ``idempotency_key``
-        (strings of 1-255 visible ASCII characters) and ``payload`` (a JSON object of at
+        (strings of 1-255 printable ASCII characters, :data:`NAME_PATTERN`) and ``payload`` (a JSON object of at
         most 2,048 bytes as canonical JSON, whole numbers written as integers: ``42``, not
         ``42.0``; every number finite: ``1e400`` is out of range). No other member.
     :raises Problem: 422 ``invalid-job`` naming every bad member; nothing is enqueued.
@@ -66,7 +68,9 @@ def parse_job(body: object) -> Job:
     for name in ("id", "idempotency_key"):
         value = body.get(name)
         if not isinstance(value, str) or _NAME.fullmatch(value) is None:
-            errors[name] = N_("must be 1-255 visible ASCII characters, without spaces")
+            errors[name] = N_(
+                "must be 1-255 printable ASCII characters, with no space at either end"
+            )
     payload = body.get("payload")
     payload_json = ""
     if "payload" not in body:

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from ..queue import simulator
-from ..queue.jobs import MAX_PAYLOAD_BYTES
+from ..queue.jobs import MAX_PAYLOAD_BYTES, NAME_PATTERN
 from ..queue.settings import CHOICES, RANGES, Settings
 from ..registry import LAB_ID as LAB_ID_RULE
 
@@ -21,7 +21,7 @@ LAB_ID = {
     "schema": {"type": "string", "pattern": f"^{LAB_ID_RULE.pattern}(?!\\n)$"},
     "description": "The lab: 1-64 characters of letters, digits, '-' and '_'.",
 }
-NAME = {"type": "string", "pattern": "^[\\x21-\\x7e]{1,255}$"}
+NAME = {"type": "string", "pattern": f"^{NAME_PATTERN}$"}
 
 
 def _ref(name: str) -> dict[str, str]:
