@@ -54,9 +54,10 @@ def parse_job(body: object) -> Job:
     """Check a job sent by the producer and return it.
 
     :param body: the decoded JSON body: an object with ``id`` and ``idempotency_key``
-        (strings of 1-255 printable ASCII characters, :data:`NAME_PATTERN`) and ``payload`` (a JSON object of at
-        most 2,048 bytes as canonical JSON, whole numbers written as integers: ``42``, not
-        ``42.0``; every number finite: ``1e400`` is out of range). No other member.
+        (strings of 1-255 printable ASCII characters, :data:`NAME_PATTERN`) and
+        ``payload`` (a JSON object of at most 2,048 bytes as canonical JSON, whole numbers
+        written as integers: ``42``, not ``42.0``; every number finite: ``1e400`` is out
+        of range). No other member.
     :raises Problem: 422 ``invalid-job`` naming every bad member; nothing is enqueued.
     """
     if not isinstance(body, Mapping):
