@@ -262,10 +262,45 @@ function whenSeen(action) {
   document.addEventListener("visibilitychange", check);
 }
 
+// Step mode (lesson 5): the scenario's buttons leave their requests paused. "Run the
+// steps" then steps the lanes in turn, as "." does, one step a while after the last one
+// was answered (its button redrawn) and no lane is on its way: the race plays in slow
+// motion, by real steps, until no lane is left.
+const LANE_STEP_MS = 700;
+
+function playLanes() {
+  let pressed = null; // the lane button pressed last: drawn anew once its step answered
+  let idle = 0; // ticks with nothing to step (a lane on its way, or every lane blocked)
+  const timer = setInterval(function () {
+    if (!document.querySelector("[data-step-label]") || idle > 40) {
+      clearInterval(timer); // no lane left, or none could step for 28 s
+      return;
+    }
+    const open = document.querySelector("[data-step-label]:not([disabled])");
+    if ((pressed && pressed.isConnected) || document.querySelector("#step .where.running") || !open) {
+      idle += 1;
+      return;
+    }
+    idle = 0;
+    pressed = stepNextLane();
+  }, LANE_STEP_MS);
+}
+
+// In step mode the charges stay open, paused: the page is as quiet as it gets once each
+// stands at a step (its lane drawn, none "running…").
+function lanesStanding() {
+  return document.querySelectorAll("[data-step-label]").length >= chargesInFlight() &&
+    !document.querySelector("#step .where.running");
+}
+
 // "Run the steps": click the scenario's buttons one after the other, each once the
 // requests of the one before have answered. Real clicks, real requests.
 function runScript(names) {
-  if (!names.length || !clickAction(names[0])) return;
+  if (!names.length) {
+    if (document.querySelector("[data-step-label]")) playLanes();
+    return;
+  }
+  if (!clickAction(names[0])) return;
   // Wait for 300 ms of quiet after the last answer, so each step draws as its own
   // group on the timeline (counting from the click, a slow answer left no gap). Every
   // request counts, not only charges: on a busy machine New order can take longer than
@@ -274,7 +309,8 @@ function runScript(names) {
   let quiet = 0;
   const timer = setInterval(function () {
     waited += 100;
-    quiet = chargesInFlight() === 0 && requestsPending() === 0 ? quiet + 100 : 0;
+    const open = chargesInFlight() === 0 || lanesStanding();
+    quiet = open && requestsPending() <= chargesInFlight() ? quiet + 100 : 0;
     if (quiet >= 300 || waited > 10000) {
       clearInterval(timer);
       runScript(names.slice(1));

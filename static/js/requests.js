@@ -271,9 +271,10 @@ function showNextKey() {
     text = t("next_key_stable").replace("{key}", field.value).replace("{amount}", amount ? amount.value : "");
   }
   else text = t("next_key_other").replace("{key}", field.value).replace("{stable}", stable);
-  // A pasted key longer than the field takes is cut without a word from the browser.
+  // A pasted key longer than the field takes is cut without a word from the browser: said
+  // first, before the key it cut (255 characters to read past).
   if (field.maxLength > 0 && field.value.length >= field.maxLength) {
-    text += " " + t("key_at_limit").replace("{max}", String(field.maxLength));
+    text = t("key_at_limit").replace("{max}", String(field.maxLength)) + " " + text;
   }
   out.textContent = text;
   const differs = value === "stable" && field.value !== "" && field.value !== stable;

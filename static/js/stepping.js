@@ -32,8 +32,8 @@ function lastSteppedLane() {
 
 // Step the paused requests in turn (A, B, A, …; a blocked one is skipped), the lane
 // after the one stepped last: so "next step" alone plays the interleaving the lesson
-// teaches (both pass lookup; with the lock, B blocks on A's lock). True when requests
-// are paused (stepped, or all blocked), false when none is.
+// teaches (both pass lookup; with the lock, B blocks on A's lock). The button pressed,
+// else true when requests are paused (all blocked), false when none is.
 export function stepNextLane() {
   const lanes = Array.prototype.slice.call(document.querySelectorAll("[data-step-label]"));
   let last = -1;
@@ -42,7 +42,7 @@ export function stepNextLane() {
     const lane = lanes[(last + i) % lanes.length];
     if (!lane.disabled) {
       lane.click();
-      return true;
+      return lane;
     }
   }
   return lanes.length > 0;

@@ -122,3 +122,38 @@ def test_the_run_that_achieves_a_lesson_shows_its_achievement(
         timeout=10_000,
     )
     page.context.close()
+
+
+def test_run_the_steps_plays_lesson_5s_lanes_to_their_end(
+    page: Page, live_server: Any, errors: Any, open_link: Any
+) -> None:
+    """Lesson 5's Run the steps sent its Double-submit and left both lanes "stopped after
+    lookup"; a second press changed nothing and said nothing. It now steps the lanes in
+    turn, as "." does, until none is left: both charge with the lock off; with it on, B
+    waits for A's lock and replays. The lesson is achieved by those real steps."""
+    lab_id = f"e2e-nu25-l5-{secrets.token_hex(4)}"
+    open_link(page, f"{live_server.url}/lab/{lab_id}?lesson=slow-motion")
+    lab = live_server.lab(lab_id).payments
+    for charges in (2, 1):
+        with page.expect_navigation():
+            page.locator("button[form=lesson-run]").click()
+        expect(page.locator("#lesson .checks li.met")).to_have_count(3 - charges, timeout=60_000)
+        assert len(lab.gateway.ledger()) == charges
+        expect(page.locator("[data-step-label]")).to_have_count(0)
+        if charges == 2:
+            with page.expect_navigation():
+                page.locator("[data-apply-fix]").click()
+    expect(page.locator("#lesson .achieved")).to_contain_text("Lesson achieved")
+
+
+def test_a_key_cut_at_255_is_said_first(page: Page, live_server: Any) -> None:
+    """A pasted 300-character key was cut to 255 with the words saying so at the end of a
+    line that first repeats the 255 characters: nobody read that far."""
+    lab_id = f"e2e-nu25-cut-{secrets.token_hex(4)}"
+    page.goto(f"{live_server.url}/lab/{lab_id}")
+    field = page.locator("#idempotency-key")
+    field.focus()
+    field.press("Control+a")
+    page.keyboard.insert_text("k" * 300)
+    assert len(field.input_value()) == 255
+    expect(page.locator("#key-next")).to_contain_text(re.compile(r"^The field stops at 255"))
