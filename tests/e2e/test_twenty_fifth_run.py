@@ -157,3 +157,21 @@ def test_a_key_cut_at_255_is_said_first(page: Page, live_server: Any) -> None:
     page.keyboard.insert_text("k" * 300)
     assert len(field.input_value()) == 255
     expect(page.locator("#key-next")).to_contain_text(re.compile(r"^The field stops at 255"))
+
+
+def test_every_quick_press_is_a_request(page: Page, live_server: Any) -> None:
+    """Five quick clicks on Retry with a new key made two requests: htmx kept only the
+    last press waiting behind the one in flight, and the others vanished unsaid."""
+    lab_id = f"e2e-nu25-quick-{secrets.token_hex(4)}"
+    page.goto(f"{live_server.url}/lab/{lab_id}")
+    live_server.lab(lab_id).payments.update_settings({"gateway_latency_ms": 400})
+    button = page.locator("button[data-action='Retry with a new key']")
+    for _ in range(5):
+        button.click(no_wait_after=True)
+    lab = live_server.lab(lab_id).payments
+    page.wait_for_function(
+        "() => !document.querySelector('.htmx-request')", timeout=30_000, polling=200
+    )
+    expect(page.locator("#ledger tbody tr")).to_have_count(5, timeout=10_000)
+    keys = {charge.idempotency_key for charge in lab.gateway.ledger()}
+    assert len(lab.gateway.ledger()) == 5 and len(keys) == 5  # a new key each
