@@ -165,3 +165,23 @@ def test_a_queue_job_key_follows_the_payment_labs_rule(client: FlaskClient) -> N
         refused = client.post(api, json={**EXAMPLE, "idempotency_key": bad}, headers=EN)
         assert refused.status_code == 422, bad
         assert "no space at either end" in refused.json["errors"]["idempotency_key"]
+
+
+def test_an_operations_scenario_marks_the_fix_primary_once_it_has_run(
+    client: FlaskClient,
+) -> None:
+    """The 26th run: a scenario's Apply the fix was the dark button before anything ran."""
+    lab = "/lab/nu26-ops"
+    fix = re.compile(r'<button type="submit" form="natural-apply-fix" class="([^"]*)"')
+    client.post(f"{lab}?scenario=set-vs-add&lab=natural")
+    assert fix.findall(client.get(f"{lab}/natural").get_data(as_text=True)) == [""]
+    client.post(f"{lab}/natural/api/apply", json={"operation": "add_balance", "times": 3})
+    assert fix.findall(client.get(f"{lab}/natural").get_data(as_text=True)) == ["primary"]
+
+
+def test_a_keyless_double_click_is_not_called_a_retry(client: FlaskClient) -> None:
+    lab = "/lab/nu26-keyless"
+    for _ in range(2):
+        client.post(f"{lab}/api/charges", json=BODY_42)
+    html = client.get(lab, headers=EN).get_data(as_text=True)
+    assert "a repeat of the same intent (a double click, a retry) from a new payment" in html

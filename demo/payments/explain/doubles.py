@@ -150,8 +150,9 @@ def double_charge(
             Text("DOUBLE CHARGE — order %(order)s paid again", order=order),
             (
                 N_(
-                    "This request had no Idempotency-Key, so the server could not tell a retry "
-                    "from a new payment and charged again."
+                    "This request had no Idempotency-Key, so the server could not tell a "
+                    "repeat of the same intent (a double click, a retry) from a new payment, "
+                    "and charged again."
                 ),
                 N_("Give every attempt of one intent the same key."),
             ),
