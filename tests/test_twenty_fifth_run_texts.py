@@ -185,3 +185,18 @@ def test_a_keyless_double_click_is_not_called_a_retry(client: FlaskClient) -> No
         client.post(f"{lab}/api/charges", json=BODY_42)
     html = client.get(lab, headers=EN).get_data(as_text=True)
     assert "a repeat of the same intent (a double click, a retry) from a new payment" in html
+
+
+def test_the_fix_set_by_hand_says_new_order_before_step_1(client: FlaskClient) -> None:
+    """Lesson 4 with the Lock ticked by hand read "1. Press Double-submit" first, and only
+    in step 2 "on a New order if this one already has its record": read top-down, the
+    Double-submit replayed the old order's record, and the check did not tick."""
+    lab = "/lab/nu26-hand"
+    client.post(f"{lab}?lesson=race")
+    client.patch(f"{lab}/api/settings", json={"lock": True})
+    html = client.get(lab, headers=EN).get_data(as_text=True)
+    steps = re.search(r'<ol class="lesson-steps">(.*?)</ol>', html, re.S)
+    assert steps is not None
+    items = re.findall(r"<li>(.*?)</li>", steps.group(1), re.S)
+    assert items[0].startswith("The fix is on, set by hand: if this order already has its")
+    assert "Press Double-submit" in items[1] and len(items) == 2
