@@ -200,3 +200,12 @@ def test_the_fix_set_by_hand_says_new_order_before_step_1(client: FlaskClient) -
     items = re.findall(r"<li>(.*?)</li>", steps.group(1), re.S)
     assert items[0].startswith("The fix is on, set by hand: if this order already has its")
     assert "Press Double-submit" in items[1] and len(items) == 2
+
+
+def test_lesson_5s_last_step_says_it_takes_several_presses(client: FlaskClient) -> None:
+    """ "Step B on: it stops after lookup again, and replays" read as one press; it took
+    four (lookup again, fingerprint check, respond, finished)."""
+    client.post("/lab/nu26-l5?scenario=slow-motion&fixed=1")
+    html = client.get("/lab/nu26-l5", headers=EN).get_data(as_text=True)
+    assert "Step B on, one step a press: after lookup again (a hit: A&#39;s record)" in html
+    assert "then finished: REPLAYED." in html

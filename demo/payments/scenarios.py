@@ -148,7 +148,9 @@ SCENARIOS: dict[str, Scenario] = {
                     "Step A twice, until it holds the lock (stopped after lock acquire). Step "
                     "B: it stops at the lock, about to wait for A's lock. Step B again: now B "
                     "is blocked, waiting for A's lock. Run A to its end: B takes the lock at "
-                    "once. Step B on: it stops after lookup again, and replays."
+                    "once. Step B on, one step a press: after lookup again (a hit: A's "
+                    "record), after the fingerprint check, at respond with its replay, then "
+                    "finished: REPLAYED."
                 ),
             ),
         ),
