@@ -68,11 +68,11 @@ const ANSWERS = {"policy-form": "#run", "storm-form": "#storm"};
 const MARGIN = 8; // px above what is brought to the top
 
 function showAnswer(answer) {
-  const checks = document.querySelector("#lesson .achieved") || document.querySelector("#lesson .checks");
+  const cardTop = document.querySelector("#lesson .achieved, #lesson .checks"); // first in the card
   const line = answer.querySelector(".run-headline, svg") || answer;
   const height = window.innerHeight;
-  if (checks) {
-    const top = checks.getBoundingClientRect().top;
+  if (cardTop) {
+    const top = cardTop.getBoundingClientRect().top;
     if (line.getBoundingClientRect().bottom - top <= height - 2 * MARGIN) {
       window.scrollBy(0, top - MARGIN);
       return;
