@@ -62,7 +62,8 @@ def test_the_result_of_a_click_shows_without_scrolling_beside_the_lesson_card(
             b = box.bounding_box()
             assert b is not None
             widths.setdefault(round(b["y"]), set()).add(round(b["width"]))
-        assert len(widths) <= 3 and all(len(w) == 1 for w in widths.values()), widths
+        # Four rows at most: Reset this lesson joined the grid (the twenty-sixth run).
+        assert len(widths) <= 4 and all(len(w) == 1 for w in widths.values()), widths
     finally:
         context.close()
 

@@ -206,7 +206,7 @@ def test_one_click_puts_the_orders_stable_key_back(
     restore = page.get_by_role("button", name="Use this order's stable key")
     expect(restore).to_be_hidden()
     page.get_by_role("button", name="Retry with a new key").click()
-    expect(page.locator("#key-next")).to_contain_text("Use this order's stable key, below")
+    expect(page.locator("#key-next")).to_contain_text("the button below brings it back")
     expect(restore).to_be_visible()
     restore.click()
     expect(page.locator("#idempotency-key")).to_have_value("t1:u7:pay:order-42:v1")

@@ -1,0 +1,50 @@
+"""What the twenty-sixth run found at 1280x720, in a real browser: the lesson card's last
+buttons, and the button that brings an order's stable key back."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, expect
+from test_fourth_run import projector
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.mark.parametrize(
+    "lesson", ["double-click", "lost-response", "crash-window", "multi-instance"]
+)
+def test_every_button_of_the_lesson_card_is_on_the_first_screen(
+    browser: Browser, live_server: Any, open_link: Any, lesson: str
+) -> None:
+    """Reset this lesson stood on its own under Why and The fix: on the bottom edge of a
+    720 px screen, or under it. It is in the card's grid now, as in the other labs."""
+    page = projector(browser, "en")
+    open_link(page, f"{live_server.url}/lab/e2e-nu26-{secrets.token_hex(4)}?lesson={lesson}")
+    expect(page.locator("#lesson .lesson-actions button[form=lesson-reset]")).to_be_visible()
+    for button in page.locator("#lesson .lesson-actions button").all():
+        box = button.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 720, (button.inner_text(), box)
+    page.context.close()
+
+
+def test_the_stable_key_button_shows_after_retry_with_a_new_key(
+    browser: Browser, live_server: Any, open_link: Any
+) -> None:
+    """Lesson 2's step 2 (Retry with a new key): the warning under the key took five lines,
+    and the button it pointed to, "Use this order's stable key", was cut at the bottom."""
+    page = projector(browser, "en")
+    open_link(page, f"{live_server.url}/lab/e2e-nu26k-{secrets.token_hex(4)}?lesson=lost-response")
+    stable = page.locator("#idempotency-key").input_value()
+    page.get_by_role("button", name="Pay", exact=True).click()
+    expect(page.locator(".lane")).to_have_count(1)
+    page.get_by_role("button", name="Retry with a new key", exact=True).click()
+    expect(page.locator(".lane")).to_have_count(2)
+    expect(page.locator("#key-next")).to_contain_text(f"not this order's stable key ({stable})")
+    restore = page.locator("[data-restore-key]")
+    expect(restore).to_be_in_viewport(ratio=1)
+    restore.click()
+    expect(page.locator("#idempotency-key")).to_have_value(stable)
+    page.context.close()
