@@ -20,3 +20,19 @@ def test_go_further_follows_the_lesson_buttons(app: Flask, client: FlaskClient) 
     assert "Go further:" in html
     assert html.index('class="lesson-actions"') < html.index('class="fix-note"')
     assert html.index('class="fix-note"') < html.index('class="why"')
+
+
+def test_a_step_is_a_change_before_the_stepped_thread_wakes() -> None:
+    """A step into a held lock answered with the panels' old version when the answer was
+    drawn before the stepped request's thread woke (a loaded machine): the lane read
+    "blocked", yet a page that goes by the version saw nothing new until its next poll."""
+    from demo.engine.stepping import StepMode
+    from demo.engine.timeline import Entry
+
+    touched: list[int] = []
+    stepper = StepMode({"lock wait"}, touch=lambda: touched.append(1))
+    pause = stepper.pause_for(Entry(1, "Double-submit B", 0.0))
+    pause.waiting, pause.step = True, "lock wait"  # parked, as park() leaves it
+    stepper.step(1)
+    assert touched == [1]  # no thread ran: the step itself is the change
+    assert stepper.paused()[0]["waiting"] is False

@@ -218,7 +218,11 @@ class StepMode:
             pause.to_end = to_end
             pause.waiting = False  # it is on its way: no second step until it stops again
             pause.go.set()
-            return pause.parks
+            parks = pause.parks
+        # A change of its own: the lane now reads "on its way" (or "blocked"), even before
+        # its thread wakes; the answer's version must move, or a page keeps the old one.
+        self._touch()
+        return parks
 
     def settle(self, request_id: int, parks: int, timeout_s: float = 3.0) -> None:
         """Wait (at most ``timeout_s``) until a request stepped after ``parks`` stops
