@@ -45,8 +45,8 @@ def test_a_lane_says_the_lock_is_free_and_that_the_money_moved(language: str) ->
                 break
         card = _step_card(app, lab.id, language)
     moved = (
-        "stopped after <b>%(step)s</b>: the money moved, one more charge in the ledger "
-        "(the whole ledger now reads charged %(charged)s / intended %(intended)s)"
+        "stopped after <b>%(step)s</b>: the money moved, its charge is in the ledger "
+        "(all lanes' charges so far: charged %(charged)s / intended %(intended)s)"
     )
     charge = "gateway charge" if language == "en" else "gateway charge (gateway trừ tiền)"
     # The ledger's own tally, said beside the lane: presenter mode keeps the ledger off screen.

@@ -114,7 +114,7 @@ def test_an_empty_lab_under_ticked_checks_does_not_say_not_run_yet(language: str
     checks = [c.id for c in next(x for x in PATH if x.name == "double-click").checks]
     lab.progress["double-click"] = Progress(met_at=dict.fromkeys(checks, 0.0))
     card = _card(client, lab.id, language)
-    assert say("Achieved earlier: press Run the steps to see it again.") in card
+    assert say("Achieved already: press Run the steps to see it again.") in card
     assert not_run not in card
 
 

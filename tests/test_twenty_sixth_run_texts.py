@@ -36,3 +36,22 @@ def test_a_step_is_a_change_before_the_stepped_thread_wakes() -> None:
     stepper.step(1)
     assert touched == [1]  # no thread ran: the step itself is the change
     assert stepper.paused()[0]["waiting"] is False
+
+
+def test_an_achieved_lesson_says_so_once(app: Flask, client: FlaskClient) -> None:
+    """Lesson 5 achieved, opened again: "Achieved already: …" under the steps and
+    "Achieved earlier: press Run the steps …" under the checks, two words for one fact."""
+    from demo.lessons.engine import Progress
+    from demo.lessons.payments import PATH
+
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu26-once")
+    lab.open_lesson("slow-motion")
+    checks = [c.id for c in next(x for x in PATH if x.name == "slow-motion").checks]
+    lab.progress["slow-motion"] = Progress(met_at=dict.fromkeys(checks, 0.0))
+    html = client.get("/lab/nu26-once", headers=EN).get_data(as_text=True)
+    card = html[html.index('id="lesson"') :]
+    assert card.count("Achieved already") == 1 and "Achieved earlier" not in card
+    lab.apply_scenario("slow-motion", fixed=True)  # no line under the steps: this one says it
+    html = client.get("/lab/nu26-once", headers=EN).get_data(as_text=True)
+    assert "Achieved already: press Run the steps to see it again." in html
