@@ -55,3 +55,22 @@ def test_an_achieved_lesson_says_so_once(app: Flask, client: FlaskClient) -> Non
     lab.apply_scenario("slow-motion", fixed=True)  # no line under the steps: this one says it
     html = client.get("/lab/nu26-once", headers=EN).get_data(as_text=True)
     assert "Achieved already: press Run the steps to see it again." in html
+
+
+def test_the_diagram_marks_the_repeat_not_the_first_charge(app: Flask, client: FlaskClient) -> None:
+    """Lesson 8: the sequence diagram marked the first, legitimate 201 "DOUBLE CHARGE" too,
+    as the ledger marks both rows of the order: the first was the payment asked for."""
+    from demo.payments.gateway import summarise
+    from demo.web.payments.sequence import diagram
+
+    registry: LabRegistry = app.extensions["labs"]
+    for _ in range(2):  # no key: the same order charged twice
+        answer = client.post(
+            "/lab/nu26-seq/api/charges", json={"order_id": "42", "amount": 100000}, headers=EN
+        )
+        assert answer.status_code == 201
+    payments = registry.get("nu26-seq").payments
+    drawn = diagram(payments.requests(), summarise(payments.gateway.ledger()))
+    answers = [a.full for a in drawn.arrows if "201" in a.full]
+    assert answers == ["#1 201 CHARGED", "#2 201 CHARGED — DOUBLE CHARGE"]
+    assert [a.bold for a in drawn.arrows if "201" in a.full] == [False, True]

@@ -149,11 +149,13 @@ class FakeGateway:
 
 @dataclass(frozen=True)
 class LedgerSummary:
-    """``charged`` charges for ``intended`` orders; ``doubled``: orders charged more than once."""
+    """``charged`` charges for ``intended`` orders; ``doubled``: orders charged more than once;
+    ``firsts``: the id of each order's first charge (the one a double charge repeated)."""
 
     charged: int
     intended: int
     doubled: frozenset[str]
+    firsts: frozenset[str] = frozenset()
 
     @property
     def extra(self) -> int:
@@ -166,9 +168,14 @@ def summarise(charges: Iterable[Charge]) -> LedgerSummary:
 
     A second charge for the same order is a double charge, whichever key it carried.
     """
+    charges = list(charges)
     per_order = Counter(c.order_id for c in charges)
+    firsts: dict[str, str] = {}
+    for c in charges:  # the ledger's order: oldest first
+        firsts.setdefault(c.order_id, c.id)
     return LedgerSummary(
         charged=sum(per_order.values()),
         intended=len(per_order),
         doubled=frozenset(o for o, n in per_order.items() if n > 1),
+        firsts=frozenset(firsts.values()),
     )

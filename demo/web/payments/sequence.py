@@ -262,7 +262,12 @@ def _lookup(who: str, detail: Mapping[str, Any]) -> Text:
 
 
 def _doubled(entry: RequestEntry, summary: LedgerSummary) -> bool:
-    return entry.charge is not None and entry.charge.order_id in summary.doubled
+    """A charge that repeated its order's first one: the first was the payment asked for."""
+    return (
+        entry.charge is not None
+        and entry.charge.order_id in summary.doubled
+        and entry.charge_id not in summary.firsts
+    )
 
 
 def _outcome(entry: RequestEntry, summary: LedgerSummary) -> Text:
