@@ -74,3 +74,23 @@ def test_the_diagram_marks_the_repeat_not_the_first_charge(app: Flask, client: F
     answers = [a.full for a in drawn.arrows if "201" in a.full]
     assert answers == ["#1 201 CHARGED", "#2 201 CHARGED — DOUBLE CHARGE"]
     assert [a.bold for a in drawn.arrows if "201" in a.full] == [False, True]
+
+
+def test_vietnamese_sentences_name_the_buttons_as_the_page_does() -> None:
+    """The wrap-up's free-play line read "… nên Pay trừ tiền nó một lần" beside a button
+    that reads "Thanh toán": a sentence must quote the label the attendee sees."""
+    import re
+
+    from babel.messages.pofile import read_po
+
+    from demo.web.i18n import TRANSLATIONS
+
+    with open(TRANSLATIONS / "vi/LC_MESSAGES/messages.po", "rb") as po:
+        catalog = read_po(po)
+    buttons = ("Pay", "Double-submit", "New order", "Next step", "Apply the fix", "Run the steps")
+    labels = {b: catalog.get(b).string for b in buttons}
+    assert all(v and v != b for b, v in labels.items()), labels  # each has its own label
+    names = "|".join(map(re.escape, buttons))
+    english = re.compile(rf"\b({names})\b(?!-)")
+    quoting = [m.string for m in catalog if m.id and isinstance(m.string, str)]
+    assert [s for s in quoting if english.search(s)] == []
