@@ -20,9 +20,10 @@ export function t(key) {
   return strings[key] || key;
 }
 
-export function showNotice(text, reveal = true) {
+export function showNotice(text, reveal = true, kind = "") {
   const notice = byId("notice");
   if (!notice) return;
+  notice.dataset.kind = kind; // what it tells, for a script that speaks of it elsewhere
   notice.textContent = text;
   notice.hidden = false;
   // The only answer to what was just pressed, so on screen (presenter mode's client column

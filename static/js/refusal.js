@@ -12,7 +12,7 @@ function speakOfRefusal() {
   headline.className = "headline";
   headline.textContent = t("refused_headline");
   const reason = document.createElement("p");
-  reason.textContent = t("bad_header_key");
+  reason.textContent = byId("notice").textContent;
   const nothing = document.createElement("p");
   nothing.textContent = t("refused_nothing_sent");
   const mode = explain.querySelector(".mode"); // the settings line stays true
@@ -25,6 +25,6 @@ export function start() {
   const notice = byId("notice");
   if (!notice) return;
   new MutationObserver(function () {
-    if (!notice.hidden && notice.textContent === t("bad_header_key")) speakOfRefusal();
+    if (!notice.hidden && notice.dataset.kind === "bad-header-key") speakOfRefusal();
   }).observe(notice, { attributes: true, attributeFilter: ["hidden"], childList: true, characterData: true, subtree: true });
 }

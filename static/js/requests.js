@@ -46,8 +46,18 @@ export function valueOf(input, value) {
 
 // A header cannot carry characters beyond Latin-1 or control characters: the browser
 // would throw.
+const UNSENDABLE = /[^\x20-\x7e\xa0-\xff]/;
 function unsendable(key) {
-  return /[^\x20-\x7e\xa0-\xff]/.test(key);
+  return UNSENDABLE.test(key);
+}
+
+// The first character the header cannot carry, by its code point ("“к” (U+043A)"; a
+// control character by its code point alone: it shows as nothing).
+function refusalOf(key) {
+  const c = Array.from(key).find(function (ch) { return UNSENDABLE.test(ch); });
+  const code = "U+" + c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
+  const shown = /[\x00-\x1f\x7f-\x9f]/.test(c) ? code : "“" + c + "” (" + code + ")";
+  return t("bad_header_key").replace("{char}", shown);
 }
 
 function setHeaders(evt) {
@@ -68,7 +78,7 @@ function setHeaders(evt) {
   // Anything else goes out, and the server answers 400 if bad.
   if (unsendable(key)) {
     evt.preventDefault();
-    showNotice(t("bad_header_key"), false); // told in the panels too: the page stays put
+    showNotice(refusalOf(key), false, "bad-header-key"); // told in the panels too: the page stays put
     return;
   }
   headers["Idempotency-Key"] = key;

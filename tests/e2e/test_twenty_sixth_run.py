@@ -7,7 +7,7 @@ import secrets
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 from test_fourth_run import projector
 
 pytestmark = pytest.mark.e2e
@@ -55,3 +55,26 @@ def test_the_stable_key_button_shows_after_retry_with_a_new_key(
     restore.click()
     expect(page.locator("#idempotency-key")).to_have_value(stable)
     page.context.close()
+
+
+def test_a_key_the_browser_cannot_send_is_told_by_its_character(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """ "ключ-1": "cannot be sent in an HTTP header (control or non-Latin-1 characters).
+    Keys are printable ASCII." Two rules, and "café" (Latin-1) then went out and came back
+    400. The page names the character, and which rule is whose."""
+    lab_id = f"e2e-nu26h-{secrets.token_hex(4)}"
+    page.goto(f"{live_server.url}/lab/{lab_id}")
+    key, explain = page.locator("#idempotency-key"), page.locator("#explain")
+    for typed, named in (("ключ-1", "cannot carry “к” (U+043A)"), ("a\x07b", "carry U+0007.")):
+        key.fill(typed)
+        page.get_by_role("button", name="Pay", exact=True).click()
+        expect(page.locator("#notice")).to_contain_text(named)
+        expect(explain).to_contain_text(named)
+        expect(explain).to_contain_text("a key such as “café” goes out, and is refused with 400")
+    assert live_server.lab(lab_id).payments.requests() == []
+    key.fill("café")
+    page.get_by_role("button", name="Pay", exact=True).click()
+    expect(explain.locator(".headline")).to_contain_text("400")
+    expect(explain).to_contain_text("printable ASCII")
+    errors.clear()  # the 400 in the console is the point
