@@ -94,3 +94,32 @@ def test_vietnamese_sentences_name_the_buttons_as_the_page_does() -> None:
     english = re.compile(rf"\b({names})\b(?!-)")
     quoting = [m.string for m in catalog if m.id and isinstance(m.string, str)]
     assert [s for s in quoting if english.search(s)] == []
+
+
+def test_a_redelivery_that_repeats_the_side_effect_is_headed_processed_again(
+    client: FlaskClient,
+) -> None:
+    """Queue lesson 1, the first case: the run that sent the second e-mail was headed
+    "worker-1: PROCESSED", as plain as the first, the one that was right."""
+    import re
+
+    def post(what: str, **form: str) -> str:
+        answer = client.post(
+            f"/lab/nu26-q/queue/{what}", data=form, headers={"HX-Request": "true", **EN}
+        )
+        assert answer.status_code == 200
+        return answer.get_data(as_text=True)
+
+    def headline(html: str) -> str:
+        found = re.search(r'<p class="headline">(worker-\d: [A-Z ,]+)</p>', html)
+        assert found
+        return found.group(1)
+
+    post("settings", setting="crash_at", crash_at="after_record")
+    post("enqueue", job="42")
+    assert headline(post("work")) == "worker-1: CRASHED, NOT ACKED"
+    post("settings", setting="crash_at", crash_at="none")
+    post("clock", advance_s="31")
+    assert headline(post("work")) == "worker-1: PROCESSED AGAIN"
+    post("enqueue", job="43")
+    assert headline(post("work")) == "worker-1: PROCESSED"  # a first delivery

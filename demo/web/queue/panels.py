@@ -141,6 +141,9 @@ def _headline(entry: Any) -> str | Text | None:
             action=word, job=entry.job_id, id=entry.message_id,
         )  # fmt: skip
     outcome = OUTCOMES.get(entry.outcome or "", N_("RUNNING"))
+    again = (entry.receive_count or 0) > 1 and not entry.settings.get("dedup")
+    if entry.outcome == "processed" and again:  # a redelivery did the job a second time
+        outcome = N_("PROCESSED AGAIN")
     return Text("%(worker)s: %(outcome)s", worker=entry.worker, outcome=outcome)
 
 
