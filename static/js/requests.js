@@ -370,10 +370,13 @@ function startProblems() {
       slot.hidden = false;
     }
   });
-  // A dropped connection: the lost-response and crash faults do exactly this.
-  document.body.addEventListener("htmx:sendError", function () {
-    showNotice(t("no_response"), false); // the panels' headline says it, on screen
-    htmx.trigger(document.body, "lab-refresh");
+  // A dropped connection: the lost-response and crash faults do exactly this. The panels'
+  // headline then says "No response — did it charge?", on screen, once they are fetched
+  // again: the notice says it only when that fetch fails too (the server is unreachable),
+  // not as a second box under the buttons.
+  document.body.addEventListener("htmx:sendError", function (evt) {
+    if (evt.detail && evt.detail.elt && evt.detail.elt.id === "panels") showNotice(t("no_response"), false);
+    else htmx.trigger(document.body, "lab-refresh");
   });
 }
 

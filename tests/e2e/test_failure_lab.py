@@ -104,8 +104,10 @@ def test_arming_a_fault_by_hand_shows_no_response(
     armed = page.locator("#explain .armed")
     expect(armed).to_contain_text("the next charge's response will be lost")
     page.get_by_role("button", name="Pay", exact=True).click()
-    expect(page.locator("#notice")).to_contain_text("No response — did it charge?")
     expect(page.locator("#explain .headline")).to_contain_text("NO RESPONSE")
+    # Said once, by the panels: the notice under the buttons only when they cannot be
+    # fetched either (the twenty-seventh run saw the same words twice, one box cut).
+    expect(page.locator("#notice")).to_be_hidden()
     page.get_by_role("button", name="Retry", exact=True).click()
     expect(page.locator("#explain .headline")).to_contain_text("REPLAYED")
     assert len(live_server.lab(lab_id).payments.gateway.ledger()) == 1
