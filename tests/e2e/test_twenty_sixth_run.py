@@ -78,3 +78,27 @@ def test_a_key_the_browser_cannot_send_is_told_by_its_character(
     expect(explain.locator(".headline")).to_contain_text("400")
     expect(explain).to_contain_text("printable ASCII")
     errors.clear()  # the 400 in the console is the point
+
+
+def test_a_slow_answer_is_said_to_be_on_its_way_above_the_last_one(
+    browser: Browser, live_server: Any
+) -> None:
+    """At 3000 ms gateway latency the box at the top kept the last answer ("CHARGED —
+    ch_0003 … Pay charges it once") for 3 s after Pay: nothing above the fold said that
+    this press had no answer yet."""
+    page = projector(browser, "en")
+    lab_id = f"e2e-nu26s-{secrets.token_hex(4)}"
+    page.goto(f"{live_server.url}/lab/{lab_id}")
+    page.get_by_role("button", name="Pay", exact=True).click()
+    expect(page.locator("#explain .headline")).to_contain_text("CHARGED")
+    live_server.lab(lab_id).payments.update_settings({"gateway_latency_ms": 3000})
+    page.get_by_role("button", name="New order", exact=True).click()
+    expect(page.locator("#order-id")).to_have_value("43")
+    page.get_by_role("button", name="Pay", exact=True).click()
+    on_its_way = page.locator("#explain .in-flight-now")
+    expect(on_its_way).to_contain_text("#2 Pay is on its way: no answer yet")
+    expect(on_its_way).to_be_in_viewport(ratio=1)
+    expect(page.locator("#explain .headline")).to_contain_text("for order 42")  # the last one
+    expect(on_its_way).to_have_count(0, timeout=15_000)  # the answer came: said no more
+    expect(page.locator("#explain .headline")).to_contain_text("for order 43")
+    page.context.close()

@@ -96,6 +96,7 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
         "first_click": first_click,
         # Free play keeps a scenario's results: its answer is shown until a new request.
         "left_from": _left_from(lab.payments.left, entries),
+        "in_flight_now": _in_flight_now(lab, entries),
         # The last request sent no key: the per-key lock had nothing to lock.
         "keyless": bool(entries) and entries[-1].step("no key") is not None,
         "clusters": timeline(entries[-TIMELINE_LANES:]),
@@ -118,6 +119,16 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
         **_lesson_context(lab),
         **(_step_context(lab) if settings.step_mode or lab.payments.stepper.paused() else {}),
     }
+
+
+def _in_flight_now(lab: Workspace, entries: list[RequestEntry]) -> RequestEntry | None:
+    """The newest request, while it is still on its way and an older one's answer is what
+    the explanation shows (a slow gateway): said above it, so that answer is not read as
+    this press's. ``None`` in step mode (the lanes say where each stands)."""
+    newest = entries[-1] if entries else None
+    if newest is None or newest.finished is not None or lab.payments.stepper.paused():
+        return None
+    return newest if any(e.finished is not None for e in entries) else None
 
 
 def _first_click(lab: Workspace) -> str:
