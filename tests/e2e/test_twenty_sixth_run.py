@@ -102,3 +102,26 @@ def test_a_slow_answer_is_said_to_be_on_its_way_above_the_last_one(
     expect(on_its_way).to_have_count(0, timeout=15_000)  # the answer came: said no more
     expect(page.locator("#explain .headline")).to_contain_text("for order 43")
     page.context.close()
+
+
+def test_the_operations_card_keeps_its_buttons_on_the_first_screen(
+    browser: Browser, live_server: Any
+) -> None:
+    """Operations lesson 1 at 1280x720: "Reset this lesson", on a fresh card, wrapped to
+    two lines and was cut in half at the bottom edge."""
+    page = projector(browser, "en")
+    lab_id = f"e2e-nu26o-{secrets.token_hex(4)}"
+    page.goto(f"{live_server.url}/lab/{lab_id}/natural?lesson=set-vs-add")
+    reset = page.locator("#natural-lesson button[form=natural-reset]")
+    expect(page.locator("#natural-lesson [data-next-step]")).to_be_visible()
+    expect(reset).to_have_count(0)  # nothing to reset yet
+    for button in page.locator("#natural-lesson .lesson-actions button").all():
+        box = button.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 720, (button.inner_text(), box)
+    page.locator("#natural-lesson [data-next-step]").click()  # the first step's Retry it
+    expect(reset).to_be_visible()
+    # One step of two has run: not "Not run yet" (it had), and no numbers before the case's.
+    expect(page.locator("#natural-lesson")).to_contain_text(
+        "Not over yet: the numbers come once the steps have run."
+    )
+    page.context.close()

@@ -58,6 +58,11 @@ def context(workspace: Workspace) -> dict[str, Any]:
         "changes": changes,
         "start_text": start_text(),
         "numbers": numbers(lab, POST),
+        # Something of the case has run (its numbers come once the whole case has): the
+        # page's own load of the pixel is no step of the attendee's.
+        "ran": bool(runs)
+        or delayed is not None
+        or sum(e.action == "pixel" for e in lab.requests()) >= 2,
         "start": START,
         "amount": TRANSFER_AMOUNT,
         "delayed": delayed.result if delayed else None,
