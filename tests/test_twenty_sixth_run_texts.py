@@ -123,3 +123,25 @@ def test_a_redelivery_that_repeats_the_side_effect_is_headed_processed_again(
     assert headline(post("work")) == "worker-1: PROCESSED AGAIN"
     post("enqueue", job="43")
     assert headline(post("work")) == "worker-1: PROCESSED"  # a first delivery
+
+
+def test_the_lost_updates_numbers_say_the_correct_balance_too(client: FlaskClient) -> None:
+    """Operations lesson 3: "expected without the fix 100" stood beside the panel's "should
+    be 50", read as two answers to one question. The card says 50 is the correct one."""
+    import re
+
+    lab = "/lab/nu26-lost/natural"
+    assert (
+        client.post(
+            "/lab/nu26-lost", data={"lab": "natural", "scenario": "lost-update"}
+        ).status_code
+        == 303
+    )
+    client.post(f"{lab}/api/delayed-duplicate", json={"conditional": False})
+    html = client.get(f"{lab}/_partials/lesson", headers=EN).get_data(as_text=True)
+    assert re.search(
+        r'n-expected">100<.*correct <strong class="n-intended">50<.*n-actual">100<', html, re.S
+    )
+    client.post(f"{lab}/api/delayed-duplicate", json={"conditional": True})
+    html = client.get(f"{lab}/_partials/lesson", headers=EN).get_data(as_text=True)
+    assert "n-intended" not in html  # with If-Match the expected value is the correct one
