@@ -145,3 +145,19 @@ def test_the_lost_updates_numbers_say_the_correct_balance_too(client: FlaskClien
     client.post(f"{lab}/api/delayed-duplicate", json={"conditional": True})
     html = client.get(f"{lab}/_partials/lesson", headers=EN).get_data(as_text=True)
     assert "n-intended" not in html  # with If-Match the expected value is the correct one
+
+
+def test_the_operations_card_goes_back_to_the_first_case_by_that_name(
+    client: FlaskClient,
+) -> None:
+    """Operations, after the fix: "Run again without the fix" ran nothing (it goes back and
+    waits), where the payment lab's card says "Back to the first case" for that."""
+    lab = "/lab/nu26-unfix/natural"
+    form = {"lab": "natural", "lesson": "set-vs-add"}
+    assert client.post("/lab/nu26-unfix", data=form).status_code == 303
+    client.post("/lab/nu26-unfix", data={"lab": "natural", "scenario": "set-vs-add", "fixed": "1"})
+    html = client.get(f"{lab}/_partials/lesson", headers=EN).get_data(as_text=True)
+    assert 'form="natural-unfix">Back to the first case<' in html
+    assert "Run again without the fix" not in html
+    unfix = html[html.index('id="natural-unfix"') :].split(">", 1)[0]
+    assert "run=" not in unfix  # it runs nothing: the name must not say it does
