@@ -161,3 +161,18 @@ def test_the_operations_card_goes_back_to_the_first_case_by_that_name(
     assert "Run again without the fix" not in html
     unfix = html[html.index('id="natural-unfix"') :].split(">", 1)[0]
     assert "run=" not in unfix  # it runs nothing: the name must not say it does
+
+
+def test_the_retry_cards_outcome_row_says_what_another_outcome_means(
+    client: FlaskClient,
+) -> None:
+    """Retry lab: "expected FINAL ERROR actual GAVE UP" on the lesson card, and what each
+    word means was said only in the run panel further down."""
+    lab = "/lab/nu26-gave-up"
+    assert client.post(lab, data={"lab": "retries", "lesson": "retry-policy"}).status_code == 303
+    answer = client.post(f"{lab}/retries/api/run", json={"faults": [503, 503, 503, 503, 503]})
+    assert answer.status_code == 200 and answer.json["outcome"] == "gave_up"
+    html = client.get(f"{lab}/retries", headers=EN).get_data(as_text=True)
+    card = html[html.index('data-expected="outcome"') :].split("</p>", 1)[0]
+    assert "FINAL ERROR" in card and "GAVE UP" in card
+    assert "still failing when the policy's attempts ran out" in card
