@@ -151,11 +151,15 @@ function setDisabled(disabled) {
 // in the page: the panels are replaced on each answer, and a region that is itself new
 // is not announced.
 function announceOutcome() {
-  const region = byId("outcome-announce");
   const headline = document.querySelector("#explain .headline");
-  if (!region || !headline) return;
+  if (headline) announce(headline.textContent);
+}
+
+function announce(text) {
+  const region = byId("outcome-announce");
+  if (!region) return;
   region.textContent = "";
-  setTimeout(function () { region.textContent = headline.textContent; }, 50);
+  setTimeout(function () { region.textContent = text; }, 50);
 }
 
 function chargeSent(evt) {
@@ -171,7 +175,7 @@ function chargeSent(evt) {
 
 function chargeAnswered(evt) {
   if (!isCharge(evt.detail.elt)) return;
-  if (evt.detail.xhr && evt.detail.xhr.status) announceOutcome(); // a lost answer has its notice
+  if (evt.detail.xhr && evt.detail.xhr.status) announceOutcome(); // a lost answer: see sendError
   inFlight = Math.max(0, inFlight - 1);
   if (inFlight === 0) {
     setDisabled(false);
@@ -375,8 +379,12 @@ function startProblems() {
   // again: the notice says it only when that fetch fails too (the server is unreachable),
   // not as a second box under the buttons.
   document.body.addEventListener("htmx:sendError", function (evt) {
-    if (evt.detail && evt.detail.elt && evt.detail.elt.id === "panels") showNotice(t("no_response"), false);
-    else htmx.trigger(document.body, "lab-refresh");
+    if (evt.detail && evt.detail.elt && evt.detail.elt.id === "panels") {
+      showNotice(t("no_response"), false);
+      return;
+    }
+    announce(t("no_response")); // a screen reader hears it as the page shows it
+    htmx.trigger(document.body, "lab-refresh");
   });
 }
 

@@ -108,6 +108,7 @@ def test_arming_a_fault_by_hand_shows_no_response(
     # Said once, by the panels: the notice under the buttons only when they cannot be
     # fetched either (the twenty-seventh run saw the same words twice, one box cut).
     expect(page.locator("#notice")).to_be_hidden()
+    expect(page.locator("#outcome-announce")).to_contain_text("No response — did it charge?")
     page.get_by_role("button", name="Retry", exact=True).click()
     expect(page.locator("#explain .headline")).to_contain_text("REPLAYED")
     assert len(live_server.lab(lab_id).payments.gateway.ledger()) == 1
