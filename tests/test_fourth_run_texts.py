@@ -201,7 +201,7 @@ def test_free_play_after_the_last_lesson_starts_with_a_new_order(
         "keeps order 42 from “Send the receipt e-mail once”." in html
     )
     assert (
-        "Chơi tự do: form đang giữ một đơn hàng mới (43), nên Pay trừ tiền nó một lần; "
+        "Chơi tự do: form đang giữ một đơn hàng mới (43), nên Thanh toán trừ tiền nó một lần; "
         "ledger vẫn giữ đơn hàng 42 từ “Gửi email biên lai đúng một lần”."
         in page(client, "after-10", VI)
     )

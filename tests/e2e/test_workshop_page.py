@@ -76,13 +76,13 @@ def test_next_step_walks_a_lesson_from_the_keyboard(
     open_link(page, f"{url}?lesson=lost-response")
     expect(page.locator("#lesson")).to_be_visible()
     page.keyboard.press(".")  # Pay: the response is lost
-    expect(page.locator("#notice")).to_contain_text("No response", timeout=10_000)
+    expect(page.locator("#explain .headline")).to_contain_text("NO RESPONSE", timeout=10_000)
     page.keyboard.press(" ")  # Retry with a new key
     expect(page.locator("[data-check='new-key-double']")).to_have_class(re.compile("met"))
     page.keyboard.press(".")  # onward: Apply the fix
     expect(page.locator("#lesson .fix-state")).to_have_text("fix ON: the same key")
     page.keyboard.press(".")
-    expect(page.locator("#notice")).to_contain_text("No response", timeout=10_000)
+    expect(page.locator("#explain .headline")).to_contain_text("NO RESPONSE", timeout=10_000)
     page.keyboard.press(".")
     expect(achieved(page)).to_be_visible(timeout=10_000)
     # One press too many (here a double press, both in the same moment) asks, and stays.
