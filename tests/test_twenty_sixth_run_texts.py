@@ -8,6 +8,7 @@ from flask.testing import FlaskClient
 from demo.registry import LabRegistry
 
 EN = {"Accept-Language": "en"}
+BODY = {"order_id": "42", "amount": 100000}
 
 
 def test_go_further_follows_the_lesson_buttons(app: Flask, client: FlaskClient) -> None:
@@ -176,3 +177,26 @@ def test_the_retry_cards_outcome_row_says_what_another_outcome_means(
     card = html[html.index('data-expected="outcome"') :].split("</p>", 1)[0]
     assert "FINAL ERROR" in card and "GAVE UP" in card
     assert "still failing when the policy's attempts ran out" in card
+
+
+def test_reset_refuses_a_body_it_would_ignore_and_empties_nothing(
+    app: Flask, client: FlaskClient
+) -> None:
+    """``POST /api/reset`` with ``{"x":``, a text/plain body or ``{"lock": false}`` answered
+    200 and emptied the lab: the one destructive call was the one lenient one."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = "/lab/nu26-reset"
+    headers = {**EN, "Idempotency-Key": "k-reset"}
+    assert client.post(f"{lab}/api/charges", json=BODY, headers=headers).status_code == 201
+    for body, kind, status in (
+        ('{"x":', "application/json", 400),
+        ("garbage", "text/plain", 415),
+        ('{"lock": false}', "application/json", 422),
+    ):
+        answer = client.post(f"{lab}/api/reset", data=body, content_type=kind, headers=EN)
+        assert answer.status_code == status and answer.mimetype == "application/problem+json"
+        assert len(registry.get("nu26-reset").payments.gateway.ledger()) == 1  # nothing emptied
+    assert "takes no body" in client.post(f"{lab}/api/reset", json={"a": 1}).json["detail"]
+    assert client.post(f"{lab}/api/reset", json={}).status_code == 200
+    assert registry.get("nu26-reset").payments.gateway.ledger() == []
+    assert client.post(f"{lab}/api/reset").status_code == 200  # no body at all, as the page

@@ -9,6 +9,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..engine.problems import Problem
 from ..engine.text import N_, Text
+from ..payments.charges import parse_json
 from ..registry import LabRegistry
 from ..workspace import Workspace
 
@@ -171,6 +172,19 @@ def json_body(types: tuple[str, ...] = JSON_TYPES) -> bytes:
                  charset=charset),
         )  # fmt: skip
     return read_body(request.max_content_length)
+
+
+def no_body(problem_type: str, title: str, detail: str) -> None:
+    """Refuse a body other than none or ``{}``: a member sent to an endpoint that takes none
+    would be silently ignored, and its sender would believe it took effect.
+
+    :raises Problem: 422 ``problem_type`` for a body with members; 400 for one that is not
+        JSON and 415 for another media type, as everywhere (:func:`json_body`).
+    """
+    if not request.content_length and request.headers.get("Transfer-Encoding") is None:
+        return  # no body at all: the page's and the README's call
+    if parse_json(json_body()) != {}:
+        raise Problem(422, problem_type, title, detail)
 
 
 def read_body(limit: int | None) -> bytes:

@@ -329,7 +329,7 @@ def _api() -> dict[str, Any]:
         "/lab/{lab_id}/api/reset": {
             "parameters": [LAB_ID],
             "post": _lab(
-                "Empty the store, ledger, mailbox and log; keep the settings", {"200": state}
+                "Empty the lab; keep the settings (no body, or {})", {"200": state, **bad_body}
             ),
         },
     }

@@ -15,7 +15,7 @@ from ...payments.charges import parse_json
 from ...payments.faults import no_response
 from ...payments.idempotency import Response as CoreResponse
 from ...server import client_socket
-from .. import is_htmx, json_body, lab_to_read, lab_to_write
+from .. import is_htmx, json_body, lab_to_read, lab_to_write, no_body
 from .panels import panels_response, settings_response
 
 bp = Blueprint("api", __name__, url_prefix="/lab/<lab_id>/api")
@@ -117,7 +117,14 @@ def step() -> Response:
 
 @bp.post("/reset")
 def reset() -> Response:
-    """Empty the store, ledger and log (settings stay): 200 with the new state."""
+    """Empty the store, ledger and log (settings stay): 200 with the new state. It takes no
+    body (none, or ``{}``): 422 ``invalid-reset`` for a member, 400 for a body that is not
+    JSON, 415 for another media type, all before anything is emptied."""
+    no_body(
+        "invalid-reset", N_("Invalid reset"),
+        N_("POST .../api/reset takes no body: send none, or {}. Settings go to PATCH "
+           ".../api/settings."),
+    )  # fmt: skip
     g.lab.reset()
     if is_htmx():
         return panels_response(g.lab)

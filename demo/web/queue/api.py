@@ -16,7 +16,7 @@ from ...engine.text import N_, translate
 from ...payments.charges import parse_json
 from ...queue.entries import WorkEntry
 from ...queue.explain import explain
-from .. import json_body, lab_to_read, lab_to_write
+from .. import json_body, lab_to_read, lab_to_write, no_body
 
 bp = Blueprint("queue_api", __name__, url_prefix="/lab/<lab_id>/queue/api")
 
@@ -70,7 +70,10 @@ def work() -> Response:
     body: none, or ``{}`` as JSON; anything else is refused as for ``/jobs`` (415 for a
     body that is not JSON, 400 for malformed JSON, 422 ``invalid-work`` for a member),
     before any work is done."""
-    _no_body()
+    no_body(
+        "invalid-work", N_("Invalid work request"),
+        N_("POST .../work takes no body: send none, or {}. Settings go to PATCH .../settings."),
+    )  # fmt: skip
     entry = g.lab.queue.work()
     return jsonify(work_result(entry))
 
@@ -128,15 +131,3 @@ def work_result(entry: WorkEntry) -> dict[str, Any]:
 
 def _explained(entry: WorkEntry) -> list[str]:
     return [translate(sentence) for sentence in explain(entry)]
-
-
-def _no_body() -> None:
-    """Refuse a body other than none or ``{}``: a member sent here would be silently
-    ignored, and the sender would believe it took effect."""
-    if not request.content_length and request.headers.get("Transfer-Encoding") is None:
-        return  # no body at all: the page's and the README's call
-    if parse_json(json_body()) != {}:
-        raise Problem(
-            422, "invalid-work", N_("Invalid work request"),
-            N_("POST .../work takes no body: send none, or {}. Settings go to PATCH .../settings."),
-        )  # fmt: skip
