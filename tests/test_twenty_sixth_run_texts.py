@@ -128,7 +128,7 @@ def test_a_redelivery_that_repeats_the_side_effect_is_headed_processed_again(
 
 def test_the_lost_updates_numbers_say_the_correct_balance_too(client: FlaskClient) -> None:
     """Operations lesson 3: "expected without the fix 100" stood beside the panel's "should
-    be 50", read as two answers to one question. The card says 50 is the correct one."""
+    be 50", read as two answers to one question. The card says 50 is the fix's."""
     import re
 
     lab = "/lab/nu26-lost/natural"
@@ -141,7 +141,7 @@ def test_the_lost_updates_numbers_say_the_correct_balance_too(client: FlaskClien
     client.post(f"{lab}/api/delayed-duplicate", json={"conditional": False})
     html = client.get(f"{lab}/_partials/lesson", headers=EN).get_data(as_text=True)
     assert re.search(
-        r'n-expected">100<.*correct <strong class="n-intended">50<.*n-actual">100<', html, re.S
+        r'n-expected">100<.*with the fix <strong class="n-intended">50<.*n-actual">100<', html, re.S
     )
     client.post(f"{lab}/api/delayed-duplicate", json={"conditional": True})
     html = client.get(f"{lab}/_partials/lesson", headers=EN).get_data(as_text=True)
