@@ -18,8 +18,16 @@ function keepNewest(evt) {
 }
 
 // Another tab switched this lab's scenario, language or presenter mode: this page is
-// stale, start over.
+// stale, start over. Not while this page is leaving for the next (it pressed Next lesson,
+// say): a swap that lands meanwhile shows the lab its own press changed, not another tab.
+let leaving = false;
+window.addEventListener("beforeunload", function () { leaving = true; });
+document.addEventListener("submit", function (evt) {
+  if (!evt.defaultPrevented && !evt.target.hasAttribute("hx-post")) leaving = true;
+});
+
 function reloadIfStale() {
+  if (leaving) return;
   const panels = byId("panels");
   const layout = document.querySelector("main.layout");
   const page = byId("page");

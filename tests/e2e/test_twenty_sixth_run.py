@@ -125,3 +125,20 @@ def test_the_operations_card_keeps_its_buttons_on_the_first_screen(
         "Not over yet: the numbers come once the steps have run."
     )
     page.context.close()
+
+
+def test_a_page_leaving_for_the_next_lesson_is_not_told_another_tab_did_it(
+    page: Page, live_server: Any, open_link: Any
+) -> None:
+    """Next lesson → from lesson 6: lesson 7 opened saying "another tab (or client) opened a
+    lesson or scenario in this lab", with no other tab. A swap of the panels had landed
+    while the page was leaving, showing the lesson its own press had opened."""
+    lab_id = f"e2e-nu26l-{secrets.token_hex(4)}"
+    open_link(page, f"{live_server.url}/lab/{lab_id}?lesson=crash-window")
+    page.evaluate("window.stillThisPage = true")
+    page.evaluate("window.dispatchEvent(new Event('beforeunload'))")  # the press, leaving
+    live_server.lab(lab_id).open_lesson("ttl-expiry")  # what that press does on the server
+    page.evaluate("htmx.trigger(document.body, 'lab-refresh')")  # a swap lands meanwhile
+    expect(page.locator("#panels")).to_have_attribute("data-scenario", "ttl-expiry")
+    assert page.evaluate("window.stillThisPage === true")  # not reloaded as stale
+    assert page.evaluate("sessionStorage.getItem('lab-started-afresh-elsewhere')") is None
