@@ -142,3 +142,23 @@ def test_a_page_leaving_for_the_next_lesson_is_not_told_another_tab_did_it(
     expect(page.locator("#panels")).to_have_attribute("data-scenario", "ttl-expiry")
     assert page.evaluate("window.stillThisPage === true")  # not reloaded as stale
     assert page.evaluate("sessionStorage.getItem('lab-started-afresh-elsewhere')") is None
+
+
+def test_a_press_paused_in_step_mode_is_said_above_the_last_answer(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """Free play, step mode on, Pay: the box at the top kept "400 — refused before anything
+    ran", the answer before, with nothing saying this press stood paused."""
+    lab_id = f"e2e-nu26p-{secrets.token_hex(4)}"
+    page.goto(f"{live_server.url}/lab/{lab_id}")
+    page.get_by_role("button", name="Pay", exact=True).click()
+    expect(page.locator("#explain .headline")).to_contain_text("CHARGED")
+    live_server.lab(lab_id).payments.update_settings({"step_mode": True})
+    page.get_by_role("button", name="New order", exact=True).click()
+    expect(page.locator("#order-id")).to_have_value("43")
+    page.get_by_role("button", name="Pay", exact=True).click()
+    line = page.locator("#explain .in-flight-now")
+    expect(line).to_contain_text("#2 Pay is paused in step mode: step it on the Step through card")
+    page.get_by_role("button", name="Release all").click()
+    expect(line).to_have_count(0)
+    expect(page.locator("#explain .headline")).to_contain_text("for order 43")

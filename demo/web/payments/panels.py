@@ -124,10 +124,10 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
 def _in_flight_now(lab: Workspace, entries: list[RequestEntry]) -> RequestEntry | None:
     """The newest request, while it is still on its way and an older one's answer is what
     the explanation shows (a slow gateway): said above it, so that answer is not read as
-    this press's. ``None`` in step mode (the lanes say where each stands), and for a
-    Double-submit's pair, sent together: the first answer's lanes show the other."""
+    this press's (paused in step mode, too). ``None`` for a Double-submit's pair, sent
+    together: the first answer's lanes show the other."""
     newest = entries[-1] if entries else None
-    if newest is None or newest.finished is not None or lab.payments.stepper.paused():
+    if newest is None or newest.finished is not None:
         return None
     if newest.action.startswith("Double-submit"):
         return None
