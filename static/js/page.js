@@ -1,5 +1,5 @@
 // What every part of the page script needs: an element by its id, the page's words in
-// its language, and the notice line under the order form.
+// its language, the notice line under the order form, and the status region.
 
 export function byId(id) {
   return document.getElementById(id);
@@ -20,16 +20,24 @@ export function t(key) {
   return strings[key] || key;
 }
 
-export function showNotice(text, reveal = true, kind = "") {
+export function showNotice(text, reveal = true) {
   const notice = byId("notice");
   if (!notice) return;
-  notice.dataset.kind = kind; // what it tells, for a script that speaks of it elsewhere
   notice.textContent = text;
   notice.hidden = false;
   // The only answer to what was just pressed, so on screen (presenter mode's client column
   // scrolls on its own, and the notice sits under its buttons). Not when the panels tell
   // it too (a lost response): the buttons then stay under the pointer.
   if (reveal) notice.scrollIntoView({block: "nearest", behavior: "instant"});
+}
+
+// Said to a screen reader through the page's status region, which stays in the page: the
+// panels are replaced on each answer, and a region that is itself new is not announced.
+export function announce(text) {
+  const region = byId("outcome-announce");
+  if (!region) return;
+  region.textContent = "";
+  setTimeout(function () { region.textContent = text; }, 50);
 }
 
 export function hideNotice() {

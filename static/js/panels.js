@@ -51,13 +51,14 @@ const AFRESH = "lab-started-afresh-elsewhere";
 // and the page says so rather than empty itself without a word.
 let resetsSeen = null; // the lab's reset count this page last showed
 let ownReset = false; // this tab pressed Reset (or Shift+X) and waits for its answer
+let pausedShown = false; // the panels a swap replaces showed a request paused in step mode
 
 function noticeResetElsewhere() {
   const panels = byId("panels");
   if (!panels || panels.dataset.resets === undefined) return;
   const resets = Number(panels.dataset.resets);
   if (resetsSeen !== null && resets > resetsSeen && !ownReset) {
-    showNotice(t("reset_elsewhere"), false);
+    showNotice(t(pausedShown ? "reset_elsewhere_paused" : "reset_elsewhere"), false);
   }
   if (resetsSeen === null || resets > resetsSeen) ownReset = false;
   resetsSeen = resets;
@@ -66,6 +67,9 @@ function noticeResetElsewhere() {
 function startPanels() {
   document.body.addEventListener("htmx:beforeSwap", keepNewest);
   document.body.addEventListener("htmx:afterSwap", reloadIfStale);
+  document.body.addEventListener("htmx:beforeSwap", function () { // any swap may carry the panels
+    pausedShown = document.querySelector(".step-lanes.live") !== null;
+  });
   document.body.addEventListener("htmx:afterSwap", noticeResetElsewhere);
   document.body.addEventListener("htmx:beforeRequest", function (evt) {
     const elt = evt.detail.elt;

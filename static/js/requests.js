@@ -1,7 +1,8 @@
 // Sending requests: the "lab-json" htmx extension (the JSON body and the key header),
 // the requests this tab has in flight and the client guard that counts on them, the key
 // field that shows what the next request sends, and the problems said in the notice line.
-import { byId, t, showNotice, hideNotice } from "./page.js";
+import { byId, t, showNotice, hideNotice, announce } from "./page.js";
+import { unsendable, firstUnsendable, refuse } from "./refusal.js";
 import { keepPress, pressFor, takePress, dropGonePresses } from "./queued.js";
 
 // The "lab-json" htmx extension: sends a form as the JSON body the API expects, with the
@@ -44,22 +45,6 @@ export function valueOf(input, value) {
   return numeric && String(value).trim() !== "" && isFinite(number) ? number : value;
 }
 
-// A header cannot carry characters beyond Latin-1 or control characters: the browser
-// would throw.
-const UNSENDABLE = /[^\x20-\x7e\xa0-\xff]/;
-function unsendable(key) {
-  return UNSENDABLE.test(key);
-}
-
-// The first character the header cannot carry, by its code point ("“к” (U+043A)"; a
-// control character by its code point alone: it shows as nothing).
-function refusalOf(key) {
-  const c = Array.from(key).find(function (ch) { return UNSENDABLE.test(ch); });
-  const code = "U+" + c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
-  const shown = /[\x00-\x1f\x7f-\x9f]/.test(c) ? code : "“" + c + "” (" + code + ")";
-  return t("bad_header_key").replace("{char}", shown);
-}
-
 function setHeaders(evt) {
   const elt = evt.detail.elt;
   const headers = evt.detail.headers;
@@ -78,7 +63,7 @@ function setHeaders(evt) {
   // Anything else goes out, and the server answers 400 if bad.
   if (unsendable(key)) {
     evt.preventDefault();
-    showNotice(refusalOf(key), false, "bad-header-key"); // told in the panels too: the page stays put
+    refuse(key); // told in the panel: the page stays put
     return;
   }
   headers["Idempotency-Key"] = key;
@@ -147,19 +132,10 @@ function setDisabled(disabled) {
   });
 }
 
-// The explanation's headline (201, 402, 409, 502 alike) into a live region that stays
-// in the page: the panels are replaced on each answer, and a region that is itself new
-// is not announced.
+// The explanation's headline (201, 402, 409, 502 alike), said to a screen reader.
 function announceOutcome() {
   const headline = document.querySelector("#explain .headline");
   if (headline) announce(headline.textContent);
-}
-
-function announce(text) {
-  const region = byId("outcome-announce");
-  if (!region) return;
-  region.textContent = "";
-  setTimeout(function () { region.textContent = text; }, 50);
 }
 
 function chargeSent(evt) {
@@ -278,7 +254,7 @@ function showNextKey() {
   if (value === "random") text = t("next_key_random");
   else if (value === "none" || field.value === "") text = t("next_key_none");
   else if (field.value.trim() === "") text = t("next_key_blank"); // HTTP trims a header value
-  else if (unsendable(field.value)) text = t("next_key_unsendable");
+  else if (unsendable(field.value)) text = t("next_key_unsendable").replace("{char}", firstUnsendable(field.value));
   else if (field.value === stable) {
     // The amount too: the same key with another amount is a 409, not a replay.
     const amount = byId("amount");

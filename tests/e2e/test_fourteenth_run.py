@@ -203,7 +203,7 @@ def test_the_next_key_line_says_a_key_that_cannot_be_sent_is_not_sent(
     page.locator("#idempotency-key").fill("a\tb")
     line = page.locator("#key-next")
     expect(line).to_have_text(
-        "Pay and Retry send nothing with this key: no HTTP header can carry it."
+        "Pay and Retry send nothing with this key: no HTTP header can carry U+0009."
     )
     page.locator("#idempotency-key").fill("a b")  # a space is sent
     expect(line).to_contain_text("Retry sends the key in the field: a b")

@@ -229,6 +229,7 @@ def test_a_reset_in_another_tab_is_told(page: Page, live_server: Any, errors: An
     expect(other.locator("#notice")).to_be_hidden()  # its own Reset: nothing to tell
     notice = page.locator("#notice")
     expect(notice).to_contain_text("Another tab reset this lab", timeout=10_000)
+    expect(notice).to_contain_text("a paused one too")
     other.close()
 
 

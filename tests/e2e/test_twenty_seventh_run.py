@@ -6,7 +6,7 @@ import secrets
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 from test_fourth_run import projector
 
 pytestmark = pytest.mark.e2e
@@ -25,3 +25,29 @@ def test_the_mistaken_codes_share_one_row_in_the_policy_form(
     tops = {round(box["y"]) for box in (m.bounding_box() for m in mistakes.all()) if box}
     assert len(tops) == 1, tops
     page.context.close()
+
+
+def test_a_reset_after_the_first_check_points_at_the_fix(
+    page: Page, live_server: Any, open_link: Any
+) -> None:
+    """Lesson 4, Double-submit (the first check met), then Reset in another tab: the card
+    said "the lab starts empty for the next: follow the steps", the line shown after Apply
+    the fix, while the fix was off (the steps repeat the failure). The other tab's notice
+    spoke of "a paused one too" when nothing had been paused."""
+    lab_id = f"e2e-nu27r-{secrets.token_hex(4)}"
+    open_link(page, f"{live_server.url}/lab/{lab_id}?lesson=race")
+    page.get_by_role("button", name="Double-submit", exact=True).click()
+    expect(page.locator("#lesson .checks li").first).to_have_class("met")
+    other = page.context.new_page()
+    other.goto(f"{live_server.url}/lab/{lab_id}?lesson=race")
+    other.get_by_role("button", name="Reset", exact=True).click()
+    expect(other.locator("#explain .headline")).to_have_text("Nothing sent yet")
+    page.evaluate("htmx.trigger(document.body, 'lab-refresh')")  # the panels' poll
+    expect(page.locator("#notice")).to_have_text(
+        "Another tab reset this lab: the requests shown before are gone.", timeout=10_000
+    )
+    expect(page.locator("#lesson")).to_contain_text(
+        "the lab has been reset since: the next check needs the fix, so press Apply the fix."
+    )
+    expect(page.locator("#lesson")).not_to_contain_text("follow the steps, or press Run")
+    other.close()

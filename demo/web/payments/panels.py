@@ -104,6 +104,8 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
         "charges": charges[::-1][:TABLE_ROWS],
         "more_charges": max(len(charges) - TABLE_ROWS, 0),
         "summary": summary,
+        # A card the gateway declined: no charge, so no order the ledger counts as intended.
+        "declined": any(e.outcome == "declined" for e in entries),
         "coming": _coming(entries, charges),
         "emails": len(emails),
         # The mailbox itself (newest first) and the outbox waiting to be relayed (lesson 10).

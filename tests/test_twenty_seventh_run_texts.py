@@ -1,0 +1,33 @@
+"""The twenty-seventh session: what runs 27 to 30 found, checked in the lab's words."""
+
+from __future__ import annotations
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+from demo.registry import LabRegistry
+
+EN = {"Accept-Language": "en"}
+BODY = {"order_id": "42", "amount": 100000}
+
+
+def ledger(client: FlaskClient, lab_id: str) -> str:
+    html = client.get(f"/lab/{lab_id}", headers=EN).get_data(as_text=True)
+    return html[html.index('id="ledger"') : html.index("</section>", html.index('id="ledger"'))]
+
+
+def test_a_declined_card_says_why_nothing_is_intended(app: Flask, client: FlaskClient) -> None:
+    """After a 402 the ledger read "charged 0 / intended 0" beside "No money has moved.": a
+    newcomer who meant to pay read "intended 0" as a wrong number."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu27-declined")
+    lab.payments.update_settings({"gateway_decline": True})
+    answer = client.post(
+        "/lab/nu27-declined/api/charges", json=BODY, headers={"Idempotency-Key": "k-1", **EN}
+    )
+    assert answer.status_code == 402
+    text = ledger(client, "nu27-declined")
+    assert "intended 0" in text
+    assert "The gateway declined the card (402): nothing to charge, so nothing intended" in text
+    registry.get("nu27-fresh")
+    assert "declined" not in ledger(client, "nu27-fresh")  # said only after a decline
