@@ -31,3 +31,16 @@ def test_a_declined_card_says_why_nothing_is_intended(app: Flask, client: FlaskC
     assert "The gateway declined the card (402): nothing to charge, so nothing intended" in text
     registry.get("nu27-fresh")
     assert "declined" not in ledger(client, "nu27-fresh")  # said only after a decline
+
+
+def test_the_pixel_says_the_clock_moved(app: Flask, client: FlaskClient) -> None:
+    """Operations lesson 4: "+10 min on the clock" changed nothing on screen; the views
+    staying at 1 read as a button that did nothing."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu27-clock")
+    page = client.get("/lab/nu27-clock/natural?lesson=tracking-pixel", headers=EN)
+    assert "ahead of real time" not in page.get_data(as_text=True)
+    lab.advance(600)
+    html = client.get("/lab/nu27-clock/natural", headers=EN).get_data(as_text=True)
+    pixel = html[html.index('id="natural-pixel"') :]
+    assert "The lab's clock is 10m 00s ahead of real time: the dedup window runs on it." in pixel

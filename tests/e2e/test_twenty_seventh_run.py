@@ -51,3 +51,27 @@ def test_a_reset_after_the_first_check_points_at_the_fix(
     )
     expect(page.locator("#lesson")).not_to_contain_text("follow the steps, or press Run")
     other.close()
+
+
+@pytest.mark.parametrize(
+    ("lang", "lesson", "onward"),
+    [("en", "set-vs-add", "[data-next-lesson]"), ("vi", "tracking-pixel", "[data-chapter-done]")],
+)
+def test_an_achieved_operations_lesson_shows_its_way_on(
+    browser: Browser, live_server: Any, lang: str, lesson: str, onward: str
+) -> None:
+    """Operations lesson 1, achieved at 1280x720: "Next lesson →" sat at y≈760 in the
+    card's narrow column, under the steps, a note and the checks. Lesson 4's "Chapter
+    done" link took four lines in Vietnamese, cut at the bottom edge."""
+    page = projector(browser, lang)
+    page.goto(f"{live_server.url}/lab/e2e-nu27o-{secrets.token_hex(4)}/natural?lesson={lesson}")
+    card = page.locator("#natural-lesson")
+    for _ in range(8):  # Next step: the steps, the fix, the steps again
+        if card.locator(".achieved").count():
+            break
+        version = card.inner_text()
+        card.locator("[data-next-step]").click()
+        expect(card).not_to_have_text(version)
+    expect(card.locator(".achieved")).to_be_visible()
+    expect(card.locator(onward)).to_be_in_viewport(ratio=1)
+    page.context.close()

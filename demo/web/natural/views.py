@@ -18,6 +18,7 @@ from ...natural.pixel import MAX_WINDOW_S
 from ...natural.scenarios import FIX_WINDOW_S, SCENARIOS
 from ...workspace import Workspace
 from .. import is_htmx, lab_to_read, lab_to_write
+from ..filters import duration
 from ..links import check_names, offer
 from ..nav import PAGES
 from ..payments.panels import poll_s
@@ -69,6 +70,10 @@ def context(workspace: Workspace) -> dict[str, Any]:
         "views": lab.pixel.counts(),
         "post": POST,
         "window_s": lab.pixel.window_s,
+        # "+10 min on the clock" changes no number by itself: the clock's line says it moved.
+        "clock_offset": duration(workspace.clock_offset_s())
+        if workspace.clock_offset_s()
+        else None,
         "fix_window_s": FIX_WINDOW_S,
         "max_window_s": MAX_WINDOW_S,
         "timeline": list(reversed(lab.requests()[-TIMELINE_SHOWN:])),
