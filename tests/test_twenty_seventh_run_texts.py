@@ -44,3 +44,18 @@ def test_the_pixel_says_the_clock_moved(app: Flask, client: FlaskClient) -> None
     html = client.get("/lab/nu27-clock/natural", headers=EN).get_data(as_text=True)
     pixel = html[html.index('id="natural-pixel"') :]
     assert "The lab's clock is 10m 00s ahead of real time: the dedup window runs on it." in pixel
+
+
+def test_the_storm_says_whose_settings_and_which_peak(app: Flask, client: FlaskClient) -> None:
+    """Retry lesson 4: the policy's strategy read full_jitter while the lesson spoke of
+    exponential backoff (the storm has its own fields, further down); the table's peak
+    (the busiest 100 ms) read against 1 s bars; "the two charts" stood over six."""
+    registry: LabRegistry = app.extensions["labs"]
+    registry.get("nu27-storm").open_lesson("jitter")
+    html = client.get("/lab/nu27-storm/retries", headers=EN).get_data(as_text=True)
+    assert "with the strategy and backoff set here (the policy above is the one client" in html
+    assert "so their charts sit side by side" in html
+    assert "the two charts" not in html
+    assert client.post("/lab/nu27-storm/retries/api/storm", json={}, headers=EN).status_code == 200
+    html = client.get("/lab/nu27-storm/retries", headers=EN).get_data(as_text=True)
+    assert "Peak load (calls/s, busiest 100 ms)" in html

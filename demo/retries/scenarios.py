@@ -205,7 +205,7 @@ SCENARIOS: dict[str, Scenario] = {
             ),
             N_(
                 "Add full jitter: a random wait up to the backoff spreads the clients out. "
-                "The fix storms every strategy at once, so the two charts sit side by side."
+                "The fix storms every strategy at once, so their charts sit side by side."
             ),
             ("storm",),
             storm={"model": "contention", "clients": 100, "strategy": "exponential", "seed": 1},
