@@ -59,3 +59,22 @@ def test_the_storm_says_whose_settings_and_which_peak(app: Flask, client: FlaskC
     assert client.post("/lab/nu27-storm/retries/api/storm", json={}, headers=EN).status_code == 200
     html = client.get("/lab/nu27-storm/retries", headers=EN).get_data(as_text=True)
     assert "Peak load (calls/s, busiest 100 ms)" in html
+
+
+def test_the_payment_lessons_why_waits_for_the_first_check(app: Flask, client: FlaskClient) -> None:
+    """Lesson 1 showed Why (the answer) before the first press, while the operations lab's
+    card folds it until the attendee has tried the steps: the two labs differed."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu27-why")
+    lab.open_lesson("double-click")
+
+    def card() -> str:
+        html = client.get("/lab/nu27-why", headers=EN).get_data(as_text=True)
+        return html[html.index('id="lesson"') : html.index("</section>", html.index('id="lesson"'))]
+
+    folded = card()
+    assert '<details class="why"><summary><b>Why:</b> the answer, once you have tried' in folded
+    assert "The fix:" in folded
+    lab.progress["double-click"].met_at["keyless-double"] = 0.0  # the failure seen
+    shown = card()
+    assert '<p class="why"><b>Why:</b>' in shown and '<details class="why"' not in shown
