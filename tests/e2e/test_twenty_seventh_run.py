@@ -75,3 +75,23 @@ def test_an_achieved_operations_lesson_shows_its_way_on(
     expect(card.locator(".achieved")).to_be_visible()
     expect(card.locator(onward)).to_be_in_viewport(ratio=1)
     page.context.close()
+
+
+def test_an_achieved_lesson_5_shows_its_way_on(browser: Browser, live_server: Any) -> None:
+    """Lesson 5 achieved at 1280x720: its long steps pushed "Next step / Next lesson →" to
+    the bottom edge, cut in half. The way on stands in the "Lesson achieved" line now."""
+    from demo.lessons.engine import Progress
+
+    page = projector(browser, "en")
+    lab_id = f"e2e-nu27-5-{secrets.token_hex(4)}"
+    lab = live_server.lab(lab_id)
+    lab.open_lesson("slow-motion")
+    lesson = lab.lesson
+    lab.progress[lesson.name] = Progress(met_at={c.id: 0.0 for c in lesson.checks})
+    lab.apply_scenario("slow-motion", fixed=True)
+    page.goto(f"{live_server.url}/lab/{lab_id}")
+    onward = page.locator("#lesson .achieved [data-next-lesson]")
+    expect(onward).to_have_text("Next lesson →")
+    expect(onward).to_be_in_viewport(ratio=1)
+    expect(page.locator("#lesson [data-next-lesson]")).to_have_count(1)
+    page.context.close()
