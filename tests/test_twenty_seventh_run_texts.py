@@ -78,3 +78,20 @@ def test_the_payment_lessons_why_waits_for_the_first_check(app: Flask, client: F
     lab.progress["double-click"].met_at["keyless-double"] = 0.0  # the failure seen
     shown = card()
     assert '<p class="why"><b>Why:</b>' in shown and '<details class="why"' not in shown
+
+
+def test_the_json_parsers_words_are_translated(client: FlaskClient) -> None:
+    """A Vietnamese problem kept Python's own words in English: "Expecting value ở dòng 1,
+    cột 1"."""
+    vi = {"Accept-Language": "vi", "Content-Type": "application/json", "Idempotency-Key": "k"}
+    for body, english, vietnamese in (
+        (b"", "Expecting value at line 1", "thiếu một giá trị ở dòng 1"),
+        (b'{"a" 1}', "Expecting ':' delimiter at line 1", "thiếu dấu phân cách ':' ở dòng 1"),
+        (b"1 2", "Extra data at line 1", "dữ liệu thừa ở dòng 1"),
+    ):
+        answer = client.post("/lab/nu27-json/api/charges", data=body, headers=vi)
+        assert answer.status_code == 400, answer.get_data(as_text=True)
+        assert answer.mimetype == "application/problem+json"
+        assert vietnamese in answer.get_json()["detail"]
+        answer = client.post("/lab/nu27-json/api/charges", data=body, headers={**vi, **EN})
+        assert english in answer.get_json()["detail"]

@@ -119,6 +119,23 @@ class ChargeRequest:
         return {"order_id": self.order_id, "amount": self.amount, "currency": self.currency}
 
 
+PARSER_WORDS = frozenset(
+    {
+        N_("Expecting value"),
+        N_("Expecting property name enclosed in double quotes"),
+        N_("Expecting ':' delimiter"),
+        N_("Expecting ',' delimiter"),
+        N_("Unterminated string starting at"),
+        N_("Invalid control character at"),
+        N_("Invalid \\escape"),
+        N_("Invalid \\uXXXX escape"),
+        N_("Extra data"),
+    }
+)
+"""What Python's JSON parser says (``JSONDecodeError.msg``), marked so a page in another
+language says it in that language too; any other message stays in English."""
+
+
 def parse_json(body: bytes) -> Any:
     """Parse a JSON body strictly: no repeated member names, no ``NaN`` or ``Infinity``,
     no lone surrogate (``"\\ud800"``) in a member name or a string: RFC 8259 §8.2 leaves
@@ -143,10 +160,9 @@ def parse_json(body: bytes) -> Any:
             raise _Refused(Text("a string in it holds a lone surrogate, which UTF-8 cannot carry"))
         return value
     except json.JSONDecodeError as exc:
-        # The parser's own words stay English; the sentence around them is translated.
         why: str | Text = Text(
             "%(msg)s at line %(line)s, column %(column)s",
-            msg=exc.msg,
+            msg=Text(exc.msg) if exc.msg in PARSER_WORDS else exc.msg,
             line=exc.lineno,
             column=exc.colno,
         )
