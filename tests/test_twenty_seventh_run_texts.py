@@ -95,3 +95,15 @@ def test_the_json_parsers_words_are_translated(client: FlaskClient) -> None:
         assert vietnamese in answer.get_json()["detail"]
         answer = client.post("/lab/nu27-json/api/charges", data=body, headers={**vi, **EN})
         assert english in answer.get_json()["detail"]
+
+
+def test_free_play_says_which_lesson_its_answer_is_from(app: Flask, client: FlaskClient) -> None:
+    """Left for free play, the answer box said "This answer is from “Lost response”": which
+    lesson that was, the path's number, was for the attendee to find."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu27-left")
+    lab.open_lesson("lost-response")
+    lab.payments.create_charge("k-left", BODY)
+    lab.leave_scenario()
+    html = client.get("/lab/nu27-left", headers=EN).get_data(as_text=True)
+    assert "This answer is from lesson 2, “Lost response”, which you left" in html

@@ -96,6 +96,8 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
         "first_click": first_click,
         # Free play keeps a scenario's results: its answer is shown until a new request.
         "left_from": _left_from(lab.payments.left, entries),
+        # Which lesson it was, when it is one of the path's: "from lesson 5, …".
+        "left_lesson": _lesson_number(lab.payments.left[0].name) if lab.payments.left else None,
         "in_flight_now": _in_flight_now(lab, entries),
         # The last request sent no key: the per-key lock had nothing to lock.
         "keyless": bool(entries) and entries[-1].step("no key") is not None,
@@ -152,6 +154,11 @@ def _coming(entries: list[RequestEntry], charges: list[Any]) -> int:
 def _left_from(left: tuple[Scenario, int] | None, entries: list[RequestEntry]) -> Scenario | None:
     """The scenario left for free play, while the last request shown is still its own."""
     return left[0] if left and entries and entries[-1].id <= left[1] else None
+
+
+def _lesson_number(name: str) -> int | None:
+    """The lesson's number on the payment path (1-10), or ``None`` for a scenario only."""
+    return next((n for n, item in enumerate(PATH, 1) if item.name == name), None)
 
 
 def _store_rows(
