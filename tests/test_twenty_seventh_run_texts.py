@@ -107,3 +107,16 @@ def test_free_play_says_which_lesson_its_answer_is_from(app: Flask, client: Flas
     lab.leave_scenario()
     html = client.get("/lab/nu27-left", headers=EN).get_data(as_text=True)
     assert "This answer is from lesson 2, “Lost response”, which you left" in html
+
+
+def test_a_reset_says_the_settings_stay(app: Flask, client: FlaskClient) -> None:
+    """The 29th run pressed Reset and did not expect the latency and step mode to stay."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu27-reset")
+    said = "Reset emptied the requests, the ledger, the store and the e-mails; the settings stay"
+    assert said not in client.get("/lab/nu27-reset", headers=EN).get_data(as_text=True)
+    lab.payments.create_charge("k-reset", BODY)
+    assert client.post("/lab/nu27-reset/api/reset", headers=EN).status_code == 200
+    assert said in client.get("/lab/nu27-reset", headers=EN).get_data(as_text=True)
+    lab.payments.create_charge("k-reset", BODY)  # the next request: said no more
+    assert said not in client.get("/lab/nu27-reset", headers=EN).get_data(as_text=True)
