@@ -191,7 +191,9 @@ function showAsk(reveal = false) {
     line = document.createElement("p");
     line.className = "onward-ask";
     line.setAttribute("role", "status");
-    actions.after(line);
+    // Under the way on: the buttons, or the "Lesson achieved" line that holds it.
+    const onward = document.querySelector(CARD + " .achieved [data-next-lesson]");
+    (onward ? onward.closest(".achieved") : actions).after(line);
   }
   line.textContent = askText;
   if (reveal) line.scrollIntoView({block: "nearest", behavior: "instant"});
