@@ -120,3 +120,27 @@ def test_a_reset_says_the_settings_stay(app: Flask, client: FlaskClient) -> None
     assert said in client.get("/lab/nu27-reset", headers=EN).get_data(as_text=True)
     lab.payments.create_charge("k-reset", BODY)  # the next request: said no more
     assert said not in client.get("/lab/nu27-reset", headers=EN).get_data(as_text=True)
+
+
+def test_the_queue_headline_speaks_the_pages_language(app: Flask, client: FlaskClient) -> None:
+    """The 31st run, in Vietnamese: "worker-1: CRASHED, NOT ACKED" above the lanes that
+    said "ĐÃ CRASH, CHƯA ACK"; a poison message's handler error was called CRASHED, and
+    its reason stayed English ("invoice_id must be a positive integer")."""
+    registry: LabRegistry = app.extensions["labs"]
+    vi = {"Accept-Language": "vi"}
+    lab = registry.get("nu27-qvi")
+    lab.open_lesson("redelivery")
+    lab.queue.play_next()  # Enqueue
+    html = client.get("/lab/nu27-qvi/queue", headers=vi).get_data(as_text=True)
+    assert "Đưa vào hàng đợi: job send-invoice-42" in html
+    lab.queue.play_next()  # Work: the worker crashes before the ack
+    html = client.get("/lab/nu27-qvi/queue", headers=vi).get_data(as_text=True)
+    assert '<p class="headline">worker-1: ĐÃ CRASH, CHƯA ACK</p>' in html
+    assert "CRASHED, NOT ACKED" not in html
+    lab.queue.play("poison-message")
+    html = client.get("/lab/nu27-qvi/queue", headers=vi).get_data(as_text=True)
+    assert "HANDLER LỖI, CHƯA ACK" in html and "invoice_id phải là số nguyên dương" in html
+    assert "ĐÃ CRASH" not in html  # the worker did not crash: its handler refused the job
+    english = client.get("/lab/nu27-qvi/queue", headers=EN).get_data(as_text=True)
+    assert "HANDLER FAILED, NOT ACKED" in english
+    assert "(invoice_id must be a positive integer)" in english

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..engine.text import N_, Text
 from .entries import WorkEntry
+from .worker import INVOICE_ID_ERROR
 
 
 def explain(entry: WorkEntry) -> list[str | Text]:
@@ -95,7 +96,8 @@ def _crashed(entry: WorkEntry) -> str | Text:
         return Text(
             "The handler failed on this job (%(error)s), receive %(n)s of %(max)s. No ack: "
             "it comes back after the visibility timeout, then goes to the dead-letter queue.",
-            error=entry.error, n=entry.receive_count, max=s.get("max_attempts"),
+            error=Text(entry.error) if entry.error == INVOICE_ID_ERROR else entry.error,
+            n=entry.receive_count, max=s.get("max_attempts"),
         )  # fmt: skip
     if s.get("delivery") == "at_most_once":
         return N_(

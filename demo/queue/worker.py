@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..engine.clock import Clock
+from ..engine.text import N_
 from ..engine.timeline import Trace
 from .broker import Broker, Delivery
 from .dedup import ConsumerDb
@@ -109,6 +110,11 @@ def skip_duplicate(worker: Worker, message: Delivery, trace: Trace) -> Done:
     return Done("duplicate_skipped", message)
 
 
+INVOICE_ID_ERROR = N_("invoice_id must be a positive integer")
+"""The handler's error for a job it can never do (a poison message), marked for
+translation: the page says it in its own language."""
+
+
 def invoice_email(payload: dict[str, object]) -> str:
     """The e-mail's subject for an invoice job.
 
@@ -116,5 +122,5 @@ def invoice_email(payload: dict[str, object]) -> str:
     """
     invoice = payload.get("invoice_id")
     if isinstance(invoice, bool) or not isinstance(invoice, int) or invoice < 1:
-        raise UnprocessableJob("invoice_id must be a positive integer")
+        raise UnprocessableJob(INVOICE_ID_ERROR)
     return f"Invoice {invoice}"

@@ -18,7 +18,14 @@ from .chart import semantics_chart
 from .code import code_view
 from .sequence import diagram
 from .steps import scenario_steps
-from .words import CRASH_POINTS, MEASURES, MESSAGE_STATES, MODES, OUTCOMES, STEP_NAMES
+from .words import (
+    CRASH_POINTS,
+    MEASURES,
+    MESSAGE_STATES,
+    MODES,
+    STEP_NAMES,
+    outcome_word,
+)
 
 LANE_ENTRIES = 8
 """Producer sends and work calls shown on the lanes (the timeline keeps more)."""
@@ -77,7 +84,7 @@ def panels_context(lab: Workspace) -> dict[str, Any]:
         "sequence": diagram(entries[-5:]),
         "chart": semantics_chart(state["simulation"]),
         "clock_offset": duration(lab.clock_offset_s()) if lab.clock_offset_s() else None,
-        "OUTCOMES": OUTCOMES,
+        "outcome_word": _word,
         "CRASH_POINTS": CRASH_POINTS,
         "MESSAGE_STATES": MESSAGE_STATES,
         "STEP_NAMES": STEP_NAMES,
@@ -138,13 +145,18 @@ def _headline(entry: Any) -> str | Text | None:
         word = N_("Producer retry") if entry.action == "producer_retry" else N_("Enqueue")
         return Text(
             "%(action)s: job %(job)s is message %(id)s in the queue.",
-            action=word, job=entry.job_id, id=entry.message_id,
+            action=Text(word), job=entry.job_id, id=entry.message_id,
         )  # fmt: skip
-    outcome = OUTCOMES.get(entry.outcome or "", N_("RUNNING"))
-    again = (entry.receive_count or 0) > 1 and not entry.settings.get("dedup")
-    if entry.outcome == "processed" and again:  # a redelivery did the job a second time
-        outcome = N_("PROCESSED AGAIN")
-    return Text("%(worker)s: %(outcome)s", worker=entry.worker, outcome=outcome)
+    # Text, not a bare string: a parameter is translated only as a Text of its own.
+    return Text("%(worker)s: %(outcome)s", worker=entry.worker, outcome=Text(_word(entry)))
+
+
+def _word(entry: Any) -> str:
+    """The call's outcome word (a redelivery that did the job again: PROCESSED AGAIN), for
+    an entry or its ``as_dict()`` (the lanes draw from those)."""
+    data = entry if isinstance(entry, dict) else vars(entry)
+    again = (data.get("receive_count") or 0) > 1 and not (data.get("settings") or {}).get("dedup")
+    return outcome_word(data.get("outcome"), data.get("error"), again)
 
 
 def _lesson_context(lab: Workspace) -> dict[str, Any]:

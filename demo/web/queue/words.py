@@ -13,7 +13,18 @@ OUTCOMES: dict[str, str] = {
     "idle": N_("IDLE"),
     "published": N_("ENQUEUED"),
 }
-"""A work call's outcome as its badge says it."""
+"""A work call's outcome as its badge says it (see :func:`outcome_word`)."""
+
+
+def outcome_word(outcome: str | None, error: str | None, again: bool = False) -> str:
+    """The badge's word for one call: a handler's error is no crash of the worker (a
+    poison message), and a redelivery done again without dedup says so."""
+    if outcome == "crashed" and error:
+        return N_("HANDLER FAILED, NOT ACKED")
+    if outcome == "processed" and again:
+        return N_("PROCESSED AGAIN")
+    return OUTCOMES.get(outcome or "", N_("RUNNING"))
+
 
 CRASH_POINTS: dict[str, str] = {
     "after_receive": N_("after receive"),
