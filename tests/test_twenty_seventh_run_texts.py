@@ -144,3 +144,23 @@ def test_the_queue_headline_speaks_the_pages_language(app: Flask, client: FlaskC
     english = client.get("/lab/nu27-qvi/queue", headers=EN).get_data(as_text=True)
     assert "HANDLER FAILED, NOT ACKED" in english
     assert "(invoice_id must be a positive integer)" in english
+
+
+def test_the_outbox_lessons_relay_crash_comes_with_the_fix(app: Flask, client: FlaskClient) -> None:
+    """Queue lesson 4 before the fix: steps 5-7 armed a relay crash, enqueued job 43 and
+    pressed Work twice, with the outbox off: no relay, job 43 done once, an IDLE, and the
+    crash left armed. The relay's part is the fix's case."""
+    from demo.queue.scenarios import SCENARIOS as QUEUE
+
+    outbox = QUEUE["outbox"]
+    assert not any(click == "settings" for click, _ in outbox.clicks_for(False))
+    assert ("settings", {"crash_at": "relay_after_send"}) in outbox.clicks_for(True)
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu27-outbox")
+    lab.open_lesson("outbox")
+    card = client.get("/lab/nu27-outbox/queue", headers=EN).get_data(as_text=True)
+    assert "relay: sent, not yet marked sent" not in card.split('id="lesson"')[1].split("</ol>")[0]
+    lab.queue.play("outbox")
+    assert lab.queue.measure("emails_per_key") == 2  # the crash window's failure, still shown
+    assert lab.queue.settings.crash_at == "none"  # fired once; no relay crash left armed
+    assert [e.outcome for e in lab.queue.entries()].count("idle") == 0

@@ -131,8 +131,8 @@ SCENARIOS: dict[str, Scenario] = {
             title=N_("The crash window, and the outbox"),
             story=N_(
                 "Dedup is on, and the worker crashes between the e-mail and its dedup "
-                "record. The redelivery finds no record and sends again. Then the relay "
-                "crashes after sending, before marking the row sent."
+                "record. The redelivery finds no record and sends again. With the fix, the "
+                "relay then crashes after sending, before marking the row sent."
             ),
             settings={"dedup": True, "crash_at": "after_effect"},
             fix={"outbox": True, "provider_dedup": True},
@@ -141,7 +141,9 @@ SCENARIOS: dict[str, Scenario] = {
                 "record, and let the relay pass a stable message id the provider "
                 "dedups on."
             ),  # fmt: skip
-            clicks=(
+            clicks=(("enqueue", EXAMPLE), ("work", None), PAST_TIMEOUT, ("work", None)),
+            # The relay's crash only with the fix: without the outbox there is no relay.
+            fix_clicks=(
                 ("enqueue", EXAMPLE),
                 ("work", None),
                 PAST_TIMEOUT,
