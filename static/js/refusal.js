@@ -1,23 +1,50 @@
-// A key no HTTP header can carry: the browser would throw, so the page refuses to send it.
+// A key the page keeps: no HTTP header can carry it (the browser would throw), or the lab's
+// server would refuse the whole request before the lab reads it.
 // The click is then the last attempt, so the explanation panel speaks of it, not of the
 // server's answer before it (which may name another reason, such as a key too long).
 // Nothing reached the server, so its other panels stay as they are. The line under the
 // buttons names the character too; the panel is the one place that tells the whole rule.
 import { byId, t, announce, hideNotice } from "./page.js";
 
-// Beyond Latin-1, or a control character.
-const UNSENDABLE = /[^\x20-\x7e\xa0-\xff]/;
+// Beyond Latin-1 (a header value is bytes), or NUL, CR, LF: the browser throws on these
+// (Fetch: a header value).
+const UNSENDABLE = /[\x00\r\n]|[^\x00-\xff]/;
+// A control character but the tab: the browser sends it, and the lab's server refuses the
+// whole request before the lab reads it, with a plain-text 400 the page cannot explain. A
+// tab (or "é") does reach the lab, which refuses it with 400: its keys are printable ASCII.
+const AT_THE_DOOR = /[\x01-\x08\x0b-\x1f\x7f]/;
 
-export function unsendable(key) {
-  return UNSENDABLE.test(key);
-}
-
-// The first character the header cannot carry, by its code point ("“к” (U+043A)"; a
-// control character by its code point alone: it shows as nothing).
-export function firstUnsendable(key) {
-  const c = Array.from(key).find(function (ch) { return UNSENDABLE.test(ch); });
+// A character by its code point ("“к” (U+043A)"; a control character by its code point
+// alone: it shows as nothing).
+function named(c) {
   const code = "U+" + c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
   return /[\x00-\x1f\x7f-\x9f]/.test(c) ? code : "“" + c + "” (" + code + ")";
+}
+
+function refusedChar(key) {
+  return Array.from(key).find(function (ch) { return UNSENDABLE.test(ch) || AT_THE_DOOR.test(ch); });
+}
+
+export function unsendable(key) {
+  return refusedChar(key) !== undefined;
+}
+
+// Why the page keeps this key, in the words ``said`` names for each case ({browser, door}).
+export function refusalOf(key, said) {
+  const c = refusedChar(key);
+  return t(UNSENDABLE.test(c) ? said.browser : said.door).replace("{char}", named(c));
+}
+
+// What the line under the buttons adds for a key that goes out as typed, yet not as the
+// server takes it: HTTP trims the spaces at either end; a character outside printable
+// ASCII (a tab, "é") is refused with 400.
+export function keyCaveats(key) {
+  const said = [];
+  const trimmed = key.replace(/^[ \t]+|[ \t]+$/g, "");
+  if (trimmed !== key) said.push(t("key_trimmed").replace("{key}", trimmed));
+  const odd = Array.from(trimmed).find(function (ch) { return !/[\x20-\x7e]/.test(ch); });
+  if (odd) said.push(t("key_not_ascii").replace("{char}", named(odd)));
+  return said.join(" ");
 }
 
 export function refuse(key) {
@@ -28,7 +55,7 @@ export function refuse(key) {
   headline.className = "headline";
   headline.textContent = t("refused_headline");
   const reason = document.createElement("p");
-  reason.textContent = t("bad_header_key").replace("{char}", firstUnsendable(key));
+  reason.textContent = refusalOf(key, {browser: "bad_header_key", door: "door_header_key"});
   const nothing = document.createElement("p");
   nothing.textContent = t("refused_nothing_sent");
   const mode = explain.querySelector(".mode"); // the settings line stays true

@@ -2,7 +2,7 @@
 // the requests this tab has in flight and the client guard that counts on them, the key
 // field that shows what the next request sends, and the problems said in the notice line.
 import { byId, t, showNotice, hideNotice, announce } from "./page.js";
-import { unsendable, firstUnsendable, refuse } from "./refusal.js";
+import { unsendable, refusalOf, refuse, keyCaveats } from "./refusal.js";
 import { keepPress, pressFor, takePress, dropGonePresses } from "./queued.js";
 
 // The "lab-json" htmx extension: sends a form as the JSON body the API expects, with the
@@ -254,13 +254,18 @@ function showNextKey() {
   if (value === "random") text = t("next_key_random");
   else if (value === "none" || field.value === "") text = t("next_key_none");
   else if (field.value.trim() === "") text = t("next_key_blank"); // HTTP trims a header value
-  else if (unsendable(field.value)) text = t("next_key_unsendable").replace("{char}", firstUnsendable(field.value));
+  else if (unsendable(field.value)) {
+    text = refusalOf(field.value, {browser: "next_key_unsendable", door: "next_key_door"});
+  }
   else if (field.value === stable) {
     // The amount too: the same key with another amount is a 409, not a replay.
     const amount = byId("amount");
     text = t("next_key_stable").replace("{key}", field.value).replace("{amount}", amount ? amount.value : "");
   }
   else text = t("next_key_other").replace("{key}", field.value).replace("{stable}", stable);
+  if (field.value.trim() !== "" && !unsendable(field.value)) {
+    text = (text + " " + keyCaveats(field.value)).trim();
+  }
   // A pasted key longer than the field takes is cut without a word from the browser: said
   // first, before the key it cut (255 characters to read past).
   if (field.maxLength > 0 && field.value.length >= field.maxLength) {

@@ -95,3 +95,25 @@ def test_an_achieved_lesson_5_shows_its_way_on(browser: Browser, live_server: An
     expect(onward).to_be_in_viewport(ratio=1)
     expect(page.locator("#lesson [data-next-lesson]")).to_have_count(1)
     page.context.close()
+
+
+def test_a_key_that_goes_out_as_another_is_said_so(page: Page, live_server: Any) -> None:
+    """The 31st run: "  key with spaces  " charged under "key with spaces" without a word
+    (HTTP trims a header's ends); "a<TAB>b" was refused as one "no HTTP header can carry",
+    though a tab goes out, and the server refuses it (printable ASCII only)."""
+    lab_id = f"e2e-nu27k-{secrets.token_hex(4)}"
+    page.goto(f"{live_server.url}/lab/{lab_id}")
+    key, line = page.locator("#idempotency-key"), page.locator("#key-next")
+    key.fill("  key with spaces  ")
+    expect(line).to_contain_text(
+        "HTTP trims the spaces at either end of a header: the server gets “key with spaces”."
+    )
+    page.get_by_role("button", name="Pay", exact=True).click()
+    expect(page.locator("#explain .headline")).to_contain_text("CHARGED")
+    assert [e.key for e in live_server.lab(lab_id).payments.requests()] == ["key with spaces"]
+    key.fill("a\tb")
+    expect(line).to_contain_text("its keys are printable ASCII, and this one holds U+0009.")
+    page.get_by_role("button", name="Pay", exact=True).click()
+    expect(page.locator("#explain .headline")).to_contain_text("400")
+    expect(page.locator("#explain")).to_contain_text("printable ASCII")
+    assert len(live_server.lab(lab_id).payments.requests()) == 2  # it reached the server

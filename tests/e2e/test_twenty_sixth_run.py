@@ -66,7 +66,7 @@ def test_a_key_the_browser_cannot_send_is_told_by_its_character(
     lab_id = f"e2e-nu26h-{secrets.token_hex(4)}"
     page.goto(f"{live_server.url}/lab/{lab_id}")
     key, explain = page.locator("#idempotency-key"), page.locator("#explain")
-    for typed, named in (("ключ-1", "carry “к” (U+043A)."), ("a\x07b", "carry U+0007.")):
+    for typed, named in (("ключ-1", "carry “к” (U+043A)."), ("zz-😀", "carry “😀” (U+1F600).")):
         key.fill(typed)
         expect(page.locator("#key-next")).to_have_text(
             f"Pay and Retry send nothing with this key: no HTTP header can {named}"
@@ -78,6 +78,15 @@ def test_a_key_the_browser_cannot_send_is_told_by_its_character(
         expect(explain).to_contain_text(
             "a Latin-1 key such as “café” does leave the page, and the server refuses it with 400"
         )
+    # A control character goes out, and the server in front of the lab refuses the whole
+    # request with a plain-text 400 the page could not explain: the page keeps it too.
+    key.fill("a\x07b")
+    expect(page.locator("#key-next")).to_have_text(
+        "Pay and Retry send nothing with this key: the lab's server refuses a header holding "
+        "U+0007 before the lab reads it."
+    )
+    page.get_by_role("button", name="Pay", exact=True).click()
+    expect(explain).to_contain_text("This key holds U+0007, a control character")
     assert live_server.lab(lab_id).payments.requests() == []
     key.fill("café")
     page.get_by_role("button", name="Pay", exact=True).click()
