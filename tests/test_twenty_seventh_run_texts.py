@@ -164,3 +164,29 @@ def test_the_outbox_lessons_relay_crash_comes_with_the_fix(app: Flask, client: F
     assert lab.queue.measure("emails_per_key") == 2  # the crash window's failure, still shown
     assert lab.queue.settings.crash_at == "none"  # fired once; no relay crash left armed
     assert [e.outcome for e in lab.queue.entries()].count("idle") == 0
+
+
+def test_the_operations_card_as_a_scenario_speaks_of_no_checks(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Operations, a scenario with its fix: "Run as a scenario, it ticks none of the lesson's
+    checks", then two lines down "…and the lesson's checks keep what they saw"."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu27-opsc")
+    lab.natural.apply_scenario("tracking-pixel", fixed=True)
+    html = client.get("/lab/nu27-opsc/natural", headers=EN).get_data(as_text=True)
+    assert "Applying the fix started the lab afresh: the rows from before are cleared.</p>" in html
+    assert "the lesson's checks keep what they saw" not in html
+    # The view counter and its note: "1(opening this page…" had no space between them.
+    assert '</strong>\n    <small class="counted-note">' in html
+
+
+def test_the_vietnamese_words_keep_to_one_rendering() -> None:
+    """The 31st run: "bộ mô phỏng" on the card, "trình mô phỏng" on the section; "trúng" for
+    a hit in lesson 5's steps, "có" on the lane; "phần cài đặt" for the panel "Thiết lập"."""
+    from babel.messages.pofile import read_po
+
+    with open("demo/translations/vi/LC_MESSAGES/messages.po", "rb") as f:
+        strings = [str(m.string) for m in read_po(f) if m.id and m.string]
+    for avoided in ("bộ mô phỏng", "Bộ mô phỏng", "trúng", "phần cài đặt"):
+        assert not [s for s in strings if avoided in s], avoided

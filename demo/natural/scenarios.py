@@ -147,9 +147,9 @@ SCENARIOS: dict[str, Scenario] = {
             "window",
             (
                 N_(
-                    "With the 1800 s window, press Reload the article and Prefetch it: the "
-                    "counter stays at one view. +10 min on the clock, then Reload: a real "
-                    "second visit, not counted either (the window's trade-off)."
+                    "With the 30 minutes window, press Reload the article and Prefetch it: the "
+                    "counter stays at one view. Press +10 min on the clock, then Reload the "
+                    "article: a real second visit, not counted either (the window's trade-off)."
                 ),
             ),
             script=("Reload the article", "Prefetch it", "Unfurl in a chat app"),

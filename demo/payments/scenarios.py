@@ -231,9 +231,8 @@ SCENARIOS: dict[str, Scenario] = {
                 N_("Press Retry."),
             ),
             N_(
-                "The record expired, so the retry was a new intent to the store and charged again. "
-                "Keep keys at least as long as clients may retry: the TTL must cover the client's "
-                "retry horizon."
+                "The record expired, so the retry was a new intent to the store and charged again: "
+                "the TTL must cover the client's retry horizon."
             ),
             N_("Keep keys longer than the retry horizon (here: TTL 72 h)."),
             ("Pay", "+25 h", "Retry"),
