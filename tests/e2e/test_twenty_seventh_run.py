@@ -117,3 +117,16 @@ def test_a_key_that_goes_out_as_another_is_said_so(page: Page, live_server: Any)
     expect(page.locator("#explain .headline")).to_contain_text("400")
     expect(page.locator("#explain")).to_contain_text("printable ASCII")
     assert len(live_server.lab(lab_id).payments.requests()) == 2  # it reached the server
+
+
+@pytest.mark.parametrize("lang", ["en", "vi"])
+def test_the_queue_clock_is_on_the_first_screen(
+    browser: Browser, live_server: Any, lang: str
+) -> None:
+    """Queue lessons 1, 3, 4 and 6 say "Press +31 s on the lab clock": the button stood at
+    y=726 at 1280x720, under the Work button's hint."""
+    page = projector(browser, lang)
+    page.goto(f"{live_server.url}/lab/e2e-nu27q-{secrets.token_hex(4)}/queue?lesson=redelivery")
+    expect(page.locator("#work")).to_be_in_viewport(ratio=1)
+    expect(page.locator("#clock-31")).to_be_in_viewport(ratio=1)
+    page.context.close()
