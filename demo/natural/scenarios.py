@@ -147,13 +147,17 @@ SCENARIOS: dict[str, Scenario] = {
             "window",
             (
                 N_(
-                    "With the 30 minutes window, press Reload the article and Prefetch it: the "
-                    "counter stays at one view. Press +10 min on the clock, then Reload the "
+                    "With the 30 minutes window, press Unfurl in a chat app, then Reload the "
+                    "article and Prefetch it: two views, the chat app's (no cookie: another "
+                    "viewer) and the reader's. Press +10 min on the clock, then Reload the "
                     "article: a real second visit, not counted either (the window's trade-off)."
                 ),
             ),
             script=("Reload the article", "Prefetch it", "Unfurl in a chat app"),
+            # The same GETs as the case's, so "with the fix" is the same number before and
+            # after it; then the window's price.
             fix_script=(
+                "Unfurl in a chat app",
                 "Reload the article",
                 "Prefetch it",
                 "+10 min on the clock",

@@ -130,3 +130,29 @@ def test_the_queue_clock_is_on_the_first_screen(
     expect(page.locator("#work")).to_be_in_viewport(ratio=1)
     expect(page.locator("#clock-31")).to_be_in_viewport(ratio=1)
     page.context.close()
+
+
+def test_the_pixels_number_with_the_fix_is_the_same_before_and_after_it(
+    browser: Browser, live_server: Any
+) -> None:
+    """Operations lesson 4: before the fix the card said "with the fix 2"; after it, "expected
+    with the fix 1", the fix's steps having dropped the unfurl. They run the same GETs now."""
+    page = projector(browser, "en")
+    page.goto(
+        f"{live_server.url}/lab/e2e-nu27px-{secrets.token_hex(4)}/natural?lesson=tracking-pixel"
+    )
+    card = page.locator("#natural-lesson")
+    promised = None
+    for _ in range(12):  # Next step: the steps, the fix, the fix's steps
+        if card.locator(".achieved").count():
+            break
+        if card.locator(".n-intended").count():
+            promised = card.locator(".n-intended").inner_text()
+        version = card.inner_text()
+        card.locator("[data-next-step]").click()
+        expect(card).not_to_have_text(version)
+    expect(card.locator(".achieved")).to_be_visible()
+    assert promised == "2"
+    expect(card.locator(".numbers")).to_contain_text("expected with the fix 2")
+    expect(page.locator("#natural-pixel .views")).to_have_text("2")
+    page.context.close()
