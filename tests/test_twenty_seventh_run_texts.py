@@ -190,3 +190,22 @@ def test_the_vietnamese_words_keep_to_one_rendering() -> None:
         strings = [str(m.string) for m in read_po(f) if m.id and m.string]
     for avoided in ("bộ mô phỏng", "Bộ mô phỏng", "trúng", "phần cài đặt"):
         assert not [s for s in strings if avoided in s], avoided
+
+
+def test_the_queue_fix_ticked_by_hand_keeps_the_evidence_and_next_step_applies_it(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Queue lesson 1, the first check met, then Dedup ticked by hand: the card turned the
+    failure's "kept as evidence" into a red MISMATCH, and Next step left for lesson 2 with
+    lesson 1 unachieved (the fix's case never run, the crash no longer armed)."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu27-qhand")
+    lab.open_lesson("redelivery")
+    lab.queue.play("redelivery")
+    lab.queue.update_settings({"dedup": True})
+    html = client.get("/lab/nu27-qhand/queue", headers=EN).get_data(as_text=True)
+    card = html[html.index('id="lesson"') :]
+    assert 'class="numbers evidence"' in card and "MISMATCH" not in card
+    form = card[: card.index('id="next-step"')]
+    assert 'name="fixed" value="1">' in form[form.rindex("<form") :]  # Next step: the fix
+    assert 'title="The fix, step 1 of 4"' in card
