@@ -17,6 +17,7 @@ const AT_THE_DOOR = /[\x01-\x08\x0b-\x1f\x7f]/;
 // A character by its code point ("“к” (U+043A)"; a control character by its code point
 // alone: it shows as nothing).
 function named(c) {
+  if (c === "\t") return t("tab_named"); // it shows as a space: said by name
   const code = "U+" + c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
   return /[\x00-\x1f\x7f-\x9f]/.test(c) ? code : "“" + c + "” (" + code + ")";
 }

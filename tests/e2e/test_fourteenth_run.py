@@ -209,7 +209,7 @@ def test_the_next_key_line_says_a_key_that_cannot_be_sent_is_not_sent(
     page.locator("#idempotency-key").fill("a\tb")
     expect(line).to_contain_text(
         "The server refuses this key (400): its keys are printable ASCII, and this one "
-        "holds U+0009."
+        "holds a tab (U+0009)."
     )
     page.locator("#idempotency-key").fill("a b")  # a space is sent
     expect(line).to_contain_text("Retry sends the key in the field: a b")

@@ -112,7 +112,7 @@ def test_a_key_that_goes_out_as_another_is_said_so(page: Page, live_server: Any)
     expect(page.locator("#explain .headline")).to_contain_text("CHARGED")
     assert [e.key for e in live_server.lab(lab_id).payments.requests()] == ["key with spaces"]
     key.fill("a\tb")
-    expect(line).to_contain_text("its keys are printable ASCII, and this one holds U+0009.")
+    expect(line).to_contain_text("its keys are printable ASCII, and this one holds a tab (U+0009).")
     page.get_by_role("button", name="Pay", exact=True).click()
     expect(page.locator("#explain .headline")).to_contain_text("400")
     expect(page.locator("#explain")).to_contain_text("printable ASCII")
