@@ -94,9 +94,8 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
             **_now(lab, records),
         ),
         "first_click": first_click,
-        # Free play keeps a scenario's results: its answer is shown until a new request.
+        # Free play shows a scenario's answer, and its lesson's number, until a new request.
         "left_from": _left_from(lab.payments.left, entries),
-        # Which lesson it was, when it is one of the path's: "from lesson 5, …".
         "left_lesson": _lesson_number(lab.payments.left[0].name) if lab.payments.left else None,
         "in_flight_now": _in_flight_now(lab, entries),
         # The last request sent no key: the per-key lock had nothing to lock.
