@@ -52,7 +52,8 @@ def code_view(entry: dict[str, Any] | None) -> dict[str, Any]:
         ``trace`` call ran: only the branch really taken, e.g. not the lines under
         ``if settings.outbox:`` with the outbox off), ``at`` (the number of the last of
         them, where a crash or step mode holds it), ``crashed`` (True when a crash ended
-        it there), ``worker`` and ``message_id``.
+        it there), ``worker``, ``message_id`` and ``dead_lettered`` (the message ids
+        the broker moved to the dead-letter queue on that receive).
     """
     shown = {line.number for line in consumer_lines()}
     traced = [n for n in (entry["trace_lines"] if entry else []) if n in shown]
@@ -63,5 +64,6 @@ def code_view(entry: dict[str, Any] | None) -> dict[str, Any]:
         "crashed": bool(entry and entry["crashed_at"] not in (None, "relay_after_send")),
         "worker": entry["worker"] if entry else None,
         "message_id": entry["message_id"] if entry else None,
+        "dead_lettered": list(entry.get("dead_lettered") or []) if entry else [],
         "running": bool(entry and entry["outcome"] is None),
     }

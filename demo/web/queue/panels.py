@@ -152,11 +152,13 @@ def _headline(entry: Any) -> str | Text | None:
 
 
 def _word(entry: Any) -> str:
-    """The call's outcome word (a redelivery that did the job again: PROCESSED AGAIN), for
-    an entry or its ``as_dict()`` (the lanes draw from those)."""
+    """The call's outcome word (a redelivery that did the job again: PROCESSED AGAIN; a
+    receive that dead-lettered: DEAD-LETTERED), for an entry or its ``as_dict()`` (the
+    lanes draw from those)."""
     data = entry if isinstance(entry, dict) else vars(entry)
     again = (data.get("receive_count") or 0) > 1 and not (data.get("settings") or {}).get("dedup")
-    return outcome_word(data.get("outcome"), data.get("error"), again)
+    dead = bool(data.get("dead_lettered"))
+    return outcome_word(data.get("outcome"), data.get("error"), again, dead)
 
 
 def _lesson_context(lab: Workspace) -> dict[str, Any]:

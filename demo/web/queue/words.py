@@ -16,9 +16,14 @@ OUTCOMES: dict[str, str] = {
 """A work call's outcome as its badge says it (see :func:`outcome_word`)."""
 
 
-def outcome_word(outcome: str | None, error: str | None, again: bool = False) -> str:
+def outcome_word(
+    outcome: str | None, error: str | None, again: bool = False, dead: bool = False
+) -> str:
     """The badge's word for one call: a handler's error is no crash of the worker (a
-    poison message), and a redelivery done again without dedup says so."""
+    poison message), a redelivery done again without dedup says so, and a receive that
+    dead-lettered a message instead of delivering it is no idle call."""
+    if outcome == "idle" and dead:
+        return N_("DEAD-LETTERED")
     if outcome == "crashed" and error:
         return N_("HANDLER FAILED, NOT ACKED")
     if outcome == "processed" and again:

@@ -1,0 +1,65 @@
+"""The twenty-eighth session: what runs 30 to 34 left or found, checked in the lab's words."""
+
+from __future__ import annotations
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+from demo.registry import LabRegistry
+
+EN = {"Accept-Language": "en"}
+VI = {"Accept-Language": "vi"}
+
+
+def test_a_receive_that_dead_letters_is_not_called_idle(app: Flask, client: FlaskClient) -> None:
+    """Queue lesson 6 with the fix: the fourth Work moved the poison message to the
+    dead-letter queue, and its badge and headline read "IDLE", as if nothing had happened."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu28-dead")
+    lab.open_lesson("poison-message")
+    lab.queue.play("poison-message", fixed=True)
+    assert lab.queue.measure("dead") == 1
+    html = client.get("/lab/nu28-dead/queue", headers=EN).get_data(as_text=True)
+    assert '<p class="headline">worker-1: DEAD-LETTERED</p>' in html
+    lanes = html[html.index('id="lanes"') :]
+    assert '<b class="badge">DEAD-LETTERED</b>' in lanes
+    vi = client.get("/lab/nu28-dead/queue", headers=VI).get_data(as_text=True)
+    assert "worker-1: VÀO DEAD-LETTER QUEUE" in vi
+    lab.queue.work()  # nothing left at all: that one is idle
+    html = client.get("/lab/nu28-dead/queue", headers=EN).get_data(as_text=True)
+    assert '<p class="headline">worker-1: IDLE</p>' in html
+
+
+def test_the_code_view_says_the_broker_dead_lettered(app: Flask, client: FlaskClient) -> None:
+    """The same call in the consumer's code: "worker-1 found no visible message: it returned
+    idle before its first step", though the broker had just moved the message away."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu28-deadcode")
+    lab.queue.play("poison-message", fixed=True)
+    html = client.get("/lab/nu28-deadcode/queue", headers=EN).get_data(as_text=True)
+    code = html[html.index('id="code"') :]
+    assert "the broker moved m-1 to the dead-letter queue instead of delivering it" in code
+    assert "returned idle" not in code
+
+
+def test_the_fixs_steps_are_shown_before_next_step_runs_them(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Queue lesson 4, after its first run: Next step read "The fix, step 1 of 7", and the
+    card listed only the four steps just done; the relay crash and job 43 appeared only once
+    Apply the fix had run them."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu28-fixsteps")
+    lab.open_lesson("outbox")
+    card = client.get("/lab/nu28-fixsteps/queue", headers=EN).get_data(as_text=True)
+    assert "The steps with the fix" not in card  # nothing run yet: the steps are the case's
+    lab.queue.play("outbox")
+    card = client.get("/lab/nu28-fixsteps/queue", headers=EN).get_data(as_text=True)
+    folded = card[card.index('<details class="fix-steps">') :]
+    folded = folded[: folded.index("</details>")]
+    assert "The steps with the fix (Next step does them one at a time)" in folded
+    assert "choose the job send-invoice-43" in folded.lower()
+    assert "relay: sent, not yet marked sent" in folded
+    lab.queue.play("outbox", fixed=True)
+    card = client.get("/lab/nu28-fixsteps/queue", headers=EN).get_data(as_text=True)
+    assert "The steps with the fix" not in card  # the fix's steps are the list now
