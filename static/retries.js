@@ -82,13 +82,47 @@ function showAnswer(answer) {
   if (box.top < 0 || line.getBoundingClientRect().bottom > height) window.scrollBy(0, box.top - MARGIN);
 }
 
+// A Run or Storm that achieved the lesson, its answer too tall to show with the card: the
+// answer comes on screen, and "↑ Lesson achieved" at the screen's edge points to the card
+// (as the payment lab points to an answer off screen), until that line is in view.
+let achievedBefore = false;
+
+function achievedLine() {
+  return document.querySelector("#lesson .achieved");
+}
+
+function pointToAchieved() {
+  const button = document.getElementById("to-achieved");
+  const line = achievedLine();
+  if (!button) return;
+  const box = line ? line.getBoundingClientRect() : null;
+  button.hidden = !box || achievedBefore || (box.bottom > 0 && box.top < window.innerHeight);
+}
+
 // The page settles a swap at once (defaultSettleDelay 0, base.html): by the request's
 // end, its answer is in the page.
 function startAnswerInView() {
+  document.body.addEventListener("htmx:beforeRequest", function (evt) {
+    const elt = evt.detail.elt;
+    if (elt && ANSWERS[elt.id]) achievedBefore = achievedLine() !== null;
+  });
   document.body.addEventListener("htmx:afterRequest", function (evt) {
     const elt = evt.detail.elt;
     const answer = elt && ANSWERS[elt.id] && evt.detail.successful ? document.querySelector(ANSWERS[elt.id]) : null;
-    if (answer) showAnswer(answer);
+    if (!answer) return;
+    showAnswer(answer);
+    pointToAchieved();
+  });
+  window.addEventListener("scroll", function () {
+    const button = document.getElementById("to-achieved");
+    if (button && !button.hidden) pointToAchieved();
+  }, {passive: true});
+  document.addEventListener("click", function (evt) {
+    const button = evt.target.closest && evt.target.closest("#to-achieved");
+    const line = achievedLine();
+    if (!button || !line) return;
+    line.closest(".card").scrollIntoView({block: "start", behavior: "instant"});
+    button.hidden = true;
   });
 }
 
