@@ -298,8 +298,8 @@ def test_the_delivery_semantics_run_is_told_beside_the_lesson(
     sim = queue.simulation
     assert sim is not None
     said = (
-        f"Simulator, at-least-once, 10000 messages: {sim.effects} side effects, "
-        f"{sim.duplicate_effects} of them duplicates, {sim.lost} jobs lost."
+        f"Simulator, at-least-once, 10,000 messages: {sim.effects:,} side effects, "
+        f"{sim.duplicate_effects:,} of them duplicates, {sim.lost:,} jobs lost."
     )
     explain = html[
         html.index('id="explain"') : html.index("</section>", html.index('id="explain"'))

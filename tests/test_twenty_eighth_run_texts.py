@@ -63,3 +63,24 @@ def test_the_fixs_steps_are_shown_before_next_step_runs_them(
     lab.queue.play("outbox", fixed=True)
     card = client.get("/lab/nu28-fixsteps/queue", headers=EN).get_data(as_text=True)
     assert "The steps with the fix" not in card  # the fix's steps are the list now
+
+
+def test_the_simulators_counts_are_grouped_in_the_pages_language(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Queue lesson 5 in Vietnamese: "Trình mô phỏng, …, 10000 message" beside amounts
+    written "100.000 VND"; and a Delivered below Sent went unexplained (only "it can exceed
+    Sent" was said)."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu28-sim")
+    lab.open_lesson("delivery-semantics")
+    lab.queue.play("delivery-semantics")
+    sim = lab.queue.simulation
+    assert sim is not None and sim.effects >= 1000
+    vi = client.get("/lab/nu28-sim/queue", headers=VI).get_data(as_text=True)
+    assert "10.000 message" in vi and " 10000 " not in vi
+    assert f"{sim.effects:,}".replace(",", ".") in vi
+    en = client.get("/lab/nu28-sim/queue", headers=EN).get_data(as_text=True)
+    table = en[en.index('id="sim-result"') : en.index("</table>", en.index('id="sim-result"'))]
+    assert f'<td class="num">{sim.sent:,}</td>' in table
+    assert "below it when lost messages never arrive" in en

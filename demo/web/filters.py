@@ -12,9 +12,10 @@ from ..payments.step_names import step_at
 
 
 def register(app: Flask) -> None:
-    """Install the filters (``money``, ``duration``, ``step_name``, ``action``,
+    """Install the filters (``money``, ``num``, ``duration``, ``step_name``, ``action``,
     ``lane_action``) and the global ``badge`` on ``app``'s templates."""
     app.add_template_filter(money, "money")
+    app.add_template_filter(num, "num")
     app.add_template_filter(duration, "duration")
     app.add_template_filter(step_name_filter, "step_name")
     app.add_template_filter(action, "action")
@@ -26,6 +27,12 @@ def money(amount: int, currency: str) -> str:
     """``100000, "VND"`` → ``"100,000 VND"`` (amounts are in minor units), with the digit
     grouping of the page's language (``"100.000 VND"`` in Vietnamese)."""
     return f"{format_decimal(amount)} {currency}"
+
+
+def num(count: int) -> str:
+    """``10000`` → ``"10,000"``: a count with the digit grouping of the page's language
+    (``"10.000"`` in Vietnamese), as :func:`money` writes amounts."""
+    return str(format_decimal(count))
 
 
 def duration(seconds: float) -> str:
