@@ -56,7 +56,7 @@ def test_lesson_2_empty_state_names_no_button_the_card_does_not(
     assert "Press Pay, then follow the steps on the card" in explain
     assert "Retry" not in explain
     vi = section(page(client, "/lab/l3-lost", VI), "explain")
-    assert "làm theo các bước trên thẻ bài học" in vi and "Thử lại" not in vi
+    assert "làm theo các bước trên khung bài học" in vi and "Thử lại" not in vi
     # Free play still explains Retry: there is no card to follow.
     assert "press Retry" in section(page(client, "/lab/l3-free", EN), "explain")
 

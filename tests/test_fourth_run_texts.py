@@ -113,7 +113,7 @@ def test_a_lane_stopped_after_a_lookup_says_what_the_lookup_found(
             "stopped after lookup: miss: no record for this key yet"
         )
         assert lanes(client, "found", VI)["A"] == (
-            "dừng sau lookup (tra cứu): không có: chưa có record nào cho key này"
+            "dừng sau lookup (tra cứu): không thấy (chưa có record nào cho key này)"
         )
         for step in ("lock wait", "lock acquire", "lookup", "reserve"):
             lab.payments.stepper.step(a["request"])

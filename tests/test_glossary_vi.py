@@ -174,4 +174,4 @@ def test_a_crash_names_its_step_with_the_gloss() -> None:
     with app.test_request_context(headers={"Accept-Language": "vi"}):
         words = translate(text)
     assert MISSING not in words
-    assert words == "✕ instance bị sập sau gateway charge (gateway trừ tiền)"
+    assert words == "✕ instance bị sập sau gateway charge (gọi gateway trừ tiền)"

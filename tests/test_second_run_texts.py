@@ -40,7 +40,7 @@ def test_the_legend_says_pay_waits_and_double_submit_sends_two_at_once(client: F
     assert "A second Pay waits for the first one's answer, as a browser form does" in en
     assert "<b>Double-submit</b> sends two at once" in en
     vi = legend(page(client, "lg-vi", VI))
-    assert "Lần Thanh toán thứ hai chờ câu trả lời của lần đầu" in vi
+    assert "Lần Thanh toán thứ hai chờ phản hồi của lần đầu" in vi
     assert "<b>Gửi hai lần</b> gửi hai yêu cầu cùng lúc" in vi
 
 

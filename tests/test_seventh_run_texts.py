@@ -48,7 +48,7 @@ def test_a_lane_says_the_lock_is_free_and_that_the_money_moved(language: str) ->
         "stopped after <b>%(step)s</b>: the money moved, its charge is in the ledger "
         "(all lanes' charges so far: charged %(charged)s / intended %(intended)s)"
     )
-    charge = "gateway charge" if language == "en" else "gateway charge (gateway trừ tiền)"
+    charge = "gateway charge" if language == "en" else "gateway charge (gọi gateway trừ tiền)"
     # The ledger's own tally, said beside the lane: presenter mode keeps the ledger off screen.
     assert _say(language, moved, step=charge, charged=1, intended=1) in card
 

@@ -43,7 +43,7 @@ def test_the_first_screen_says_which_dark_button_a_newcomer_wants(client: FlaskC
     html = text_of(client, "/lab/nu20-first", EN)
     assert NEW_HERE in html and "Pay and the form's other buttons are free play" in html
     vi = text_of(client, "/lab/nu20-first", VI)
-    assert "Mới đến? Hãy bắt đầu với các bài học" in vi
+    assert "Lần đầu dùng? Hãy bắt đầu với các bài học" in vi
     # Once something was sent, the lab is in use: the line is gone.
     pay = client.post(
         "/lab/nu20-first/api/charges",

@@ -135,12 +135,12 @@ def test_the_queue_headline_speaks_the_pages_language(app: Flask, client: FlaskC
     assert "Đưa vào hàng đợi: job send-invoice-42" in html
     lab.queue.play_next()  # Work: the worker crashes before the ack
     html = client.get("/lab/nu27-qvi/queue", headers=vi).get_data(as_text=True)
-    assert '<p class="headline">worker-1: ĐÃ CRASH, CHƯA ACK</p>' in html
+    assert '<p class="headline">worker-1: ĐÃ SẬP, CHƯA ACK</p>' in html
     assert "CRASHED, NOT ACKED" not in html
     lab.queue.play("poison-message")
     html = client.get("/lab/nu27-qvi/queue", headers=vi).get_data(as_text=True)
     assert "HANDLER LỖI, CHƯA ACK" in html and "invoice_id phải là số nguyên dương" in html
-    assert "ĐÃ CRASH" not in html  # the worker did not crash: its handler refused the job
+    assert "ĐÃ SẬP" not in html  # the worker did not crash: its handler refused the job
     english = client.get("/lab/nu27-qvi/queue", headers=EN).get_data(as_text=True)
     assert "HANDLER FAILED, NOT ACKED" in english
     assert "(invoice_id must be a positive integer)" in english
