@@ -133,7 +133,12 @@ OPERATIONS: dict[str, Operation] = {
         ),
         Operation("delete_item", "DELETE /items/7", N_("Delete item 7"), _delete_item),
         Operation("set_flag", "SET flag = true", N_("Set a flag"), _set_flag),
-        Operation("send_email", "send the welcome e-mail", N_("Send an e-mail"), _send_email),
+        Operation(
+            "send_email",
+            'send_email(to="lan", template="welcome")',
+            N_("Send an e-mail"),
+            _send_email,
+        ),
         Operation(
             "create_invoice",
             "INSERT invoice (next number)",
