@@ -84,3 +84,22 @@ def test_the_simulators_counts_are_grouped_in_the_pages_language(
     table = en[en.index('id="sim-result"') : en.index("</table>", en.index('id="sim-result"'))]
     assert f'<td class="num">{sim.sent:,}</td>' in table
     assert "below it when lost messages never arrive" in en
+
+
+def test_the_operations_sections_carry_no_numbers_that_a_lesson_reorders(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Operations lesson 3 brings its section first, beside its card: "2. A late duplicate"
+    then stood above "1. Operations, retried"."""
+    import re
+
+    registry: LabRegistry = app.extensions["labs"]
+    registry.get("nu28-ops3").open_lesson("lost-update")
+    html = client.get("/lab/nu28-ops3/natural", headers=EN).get_data(as_text=True)
+    assert 'class="natural-main focus-conditional"' in html
+    headings = re.findall(r'<h2 id="(?:ops|lost|pixel)-title">([^<]*)</h2>', html)
+    assert headings == [
+        "Operations, retried",
+        "A late duplicate: the lost update",
+        "The GET that counts twice: a tracking pixel",
+    ]
