@@ -103,3 +103,26 @@ def test_the_operations_sections_carry_no_numbers_that_a_lesson_reorders(
         "A late duplicate: the lost update",
         "The GET that counts twice: a tracking pixel",
     ]
+
+
+def test_the_retry_card_folds_its_why_and_resets_only_what_was_done(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Retry lessons 1 and 2 showed "Why: A 400 says the request itself is wrong…" before
+    Run was pressed (the payment lab folds it until the first check), and "Reset this
+    lesson" while the card still said "Not run yet"."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu28-rwhy")
+    lab.open_lesson("retry-policy")
+    card = client.get("/lab/nu28-rwhy/retries", headers=EN).get_data(as_text=True)
+    card = card[card.index('id="lesson"') : card.index("</section>", card.index('id="lesson"'))]
+    assert '<details class="why"><summary><b>Why:</b> the answer, once you have tried' in card
+    assert 'form="lesson-reset"' not in card and "Not run yet" in card
+    from test_retries_page import POLICY, preset
+
+    plan = {**POLICY, "retry_on": [*POLICY["retry_on"], "400"], "faults_choice": preset(400)}
+    assert client.post("/lab/nu28-rwhy/retries/run", data=plan).status_code == 303
+    card = client.get("/lab/nu28-rwhy/retries", headers=EN).get_data(as_text=True)
+    card = card[card.index('id="lesson"') : card.index("</section>", card.index('id="lesson"'))]
+    assert '<p class="why"><b>Why:</b> A 400 says the request itself is wrong' in card
+    assert 'form="lesson-reset"' in card
