@@ -126,3 +126,18 @@ def test_the_retry_card_folds_its_why_and_resets_only_what_was_done(
     card = card[card.index('id="lesson"') : card.index("</section>", card.index('id="lesson"'))]
     assert '<p class="why"><b>Why:</b> A 400 says the request itself is wrong' in card
     assert 'form="lesson-reset"' in card
+
+
+def test_an_empty_key_is_named_in_the_timeline(app: Flask, client: FlaskClient) -> None:
+    """A request with an empty Idempotency-Key header: the timeline read "invalid key:" with
+    nothing after the colon."""
+    answer = client.post(
+        "/lab/nu28-empty/api/charges",
+        json={"order_id": "42", "amount": 100000},
+        headers={"Idempotency-Key": "  ", **EN},
+    )
+    assert answer.status_code == 400
+    html = client.get("/lab/nu28-empty", headers=EN).get_data(as_text=True)
+    assert "invalid key: (empty)" in html
+    vi = client.get("/lab/nu28-empty", headers=VI).get_data(as_text=True)
+    assert "key không hợp lệ: (trống)" in vi
