@@ -6,7 +6,7 @@ import secrets
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 from test_fourth_run import projector
 
 pytestmark = pytest.mark.e2e
@@ -32,3 +32,20 @@ def test_a_storm_that_achieves_the_lesson_points_to_it(browser: Browser, live_se
     expect(page.locator("#lesson .achieved")).to_be_in_viewport(ratio=1)
     expect(pointer).to_be_hidden()
     page.context.close()
+
+
+def test_a_lane_that_ran_to_its_end_says_so_in_its_buttons_room(
+    page: Page, live_server: Any
+) -> None:
+    """Lesson 5, Run A to the end while B is paused: lane A kept an empty row beside its "A"
+    where its buttons had been (kept so that B's buttons stay put)."""
+    page.goto(f"{live_server.url}/lab/e2e-nu28l-{secrets.token_hex(4)}?lesson=slow-motion")
+    page.locator("#lesson").get_by_role("button", name="Next step").click()
+    expect(page.locator("[data-step-label=A]")).to_be_enabled()
+    expect(page.locator("[data-step-label=B]")).to_be_enabled()
+    b_before = page.locator("[data-step-label=B]").bounding_box()
+    page.get_by_role("button", name="Run A to the end").click()
+    ended = page.locator("#step .lane-A .ended")
+    expect(ended).to_be_visible()
+    expect(ended).to_have_text("✓ ran to its end")
+    assert page.locator("[data-step-label=B]").bounding_box() == b_before
