@@ -141,3 +141,24 @@ def test_an_empty_key_is_named_in_the_timeline(app: Flask, client: FlaskClient) 
     assert "invalid key: (empty)" in html
     vi = client.get("/lab/nu28-empty", headers=VI).get_data(as_text=True)
     assert "key không hợp lệ: (trống)" in vi
+
+
+def test_a_form_moved_to_an_order_already_paid_is_not_called_a_new_intent(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Two tabs: tab 1 pressed New order (46) and Pay while tab 2 paid order 45 again. Tab 1
+    then read "The form now holds order 45: a new intent with its own key, so Pay charges it
+    once", though 45 had been charged already."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu28-tabs")
+    payments = lab.payments
+    body = b'{"order_id": "%s", "amount": 100000}'
+    payments.create_charge(["t1:u7:pay:order-42:v1"], body % b"42")
+    assert payments.new_order_id() == "43"
+    payments.create_charge(["t1:u7:pay:order-43:v1"], body % b"43")
+    html = client.get("/lab/nu28-tabs", headers=EN).get_data(as_text=True)
+    assert "A Retry from here sends the same key and body" in html  # the form is on 43
+    payments.current_order = "42"  # a later request from the other tab moved the form
+    html = client.get("/lab/nu28-tabs", headers=EN).get_data(as_text=True)
+    assert "a new intent with its own key, so Pay charges it once" not in html
+    assert "The form now holds order 42, moved there by a later request" in html

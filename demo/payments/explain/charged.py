@@ -61,7 +61,10 @@ def charged(
         and now_s - focus.at >= focus.settings.ttl_s
     )
     apart = settings.instances > 1 and settings.store_scope == "per_instance"
-    advice = _retry_advice(focus, order, order_now, expired=expired, apart=apart)
+    # Another tab, or a request from outside the page, may have moved the form to an order
+    # already paid: Pay would not charge it "once" then.
+    paid_now = any(e.charge is not None and e.charge.order_id == order_now for e in entries)
+    advice = _retry_advice(focus, order, order_now, expired=expired, apart=apart, paid_now=paid_now)
     return _once(focus, earlier, order, advice)
 
 
@@ -72,12 +75,26 @@ RETRY = N_(
 
 
 def _retry_advice(
-    focus: RequestEntry, order: str, order_now: str | None, *, expired: bool, apart: bool
+    focus: RequestEntry,
+    order: str,
+    order_now: str | None,
+    *,
+    expired: bool,
+    apart: bool,
+    paid_now: bool = False,
 ) -> str | Text:
     """What the next click would do, said only while it is still true: not after New
-    order (the form holds another intent), nor after the record expired (lesson 7), nor
-    while each instance keeps its own store (``apart``, lesson 8: the balancer sends the
-    Retry to the next instance, which never saw the key)."""
+    order (the form holds another intent; ``paid_now``: one charged already), nor after the
+    record expired (lesson 7), nor while each instance keeps its own store (``apart``,
+    lesson 8: the balancer sends the Retry to the next instance, which never saw the key)."""
+    if order_now is not None and order_now != order and paid_now:
+        return Text(
+            "The form now holds order %(new)s, moved there by a later request (another tab, "
+            "or one sent from outside the page), and that order has a charge already: see "
+            "the ledger. Order %(order)s keeps its record and its charge.",
+            new=order_now,
+            order=order,
+        )
     if order_now is not None and order_now != order:
         return Text(
             "The form now holds order %(new)s: a new intent with its own key, so Pay "
