@@ -261,6 +261,11 @@ function showNextKey() {
     // The amount too: the same key with another amount is a 409, not a replay.
     const amount = byId("amount");
     text = t("next_key_stable").replace("{key}", field.value).replace("{amount}", amount ? amount.value : "");
+    // The order charged under another key, or none (a request from outside the page): the
+    // store never saw this one, so Retry would charge again, not replay.
+    const charged = document.querySelector("#ledger tr[data-order='" + CSS.escape(order.value) + "']");
+    const kept = document.querySelector("#store tr[data-key='" + CSS.escape(field.value) + "']");
+    if (charged && !kept) text += " " + t("next_key_unseen");
   }
   else text = t("next_key_other").replace("{key}", field.value).replace("{stable}", stable);
   if (field.value.trim() !== "" && !unsendable(field.value)) {
@@ -303,6 +308,7 @@ function startKeyField() {
   showNextKey();
   checkRetryAdvice();
   document.body.addEventListener("htmx:afterSettle", checkRetryAdvice);
+  document.body.addEventListener("htmx:afterSettle", showNextKey); // the ledger and store moved
   document.addEventListener("click", function (evt) {
     if (evt.target.closest && evt.target.closest("[data-restore-key]")) restoreKey();
   });

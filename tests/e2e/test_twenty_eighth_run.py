@@ -49,3 +49,23 @@ def test_a_lane_that_ran_to_its_end_says_so_in_its_buttons_room(
     expect(ended).to_be_visible()
     expect(ended).to_have_text("✓ ran to its end")
     assert page.locator("[data-step-label=B]").bounding_box() == b_before
+
+
+def test_retry_under_a_key_the_store_never_saw_is_not_called_safe(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """A keyless request from outside the page charged order 79 (amount 1); the form took
+    order 79 and said "Retry sends this order's stable key: t1:u7:pay:order-79:v1 (amount
+    1)", as if Retry would replay, while that key had never been sent: Retry charged again."""
+    lab_id = f"e2e-nu28k-{secrets.token_hex(4)}"
+    page.goto(f"{live_server.url}/lab/{lab_id}")
+    line = page.locator("#key-next")
+    expect(line).to_contain_text("Retry sends this order's stable key: t1:u7:pay:order-42:v1")
+    live_server.lab(lab_id).payments.create_charge([], b'{"order_id": "79", "amount": 1}')
+    page.reload()  # the page's form takes the lab's order: the last request's
+    expect(page.locator("#order-id")).to_have_value("79")
+    expect(line).to_contain_text("t1:u7:pay:order-79:v1 (amount 1)")
+    expect(line).to_contain_text("The store has no record of it, though the order has a charge")
+    page.get_by_role("button", name="Pay", exact=True).click()  # the key goes out: kept now
+    expect(page.locator("#store tr[data-key='t1:u7:pay:order-79:v1']")).to_have_count(1)
+    expect(line).not_to_contain_text("The store has no record of it")
