@@ -162,3 +162,27 @@ def test_a_form_moved_to_an_order_already_paid_is_not_called_a_new_intent(
     html = client.get("/lab/nu28-tabs", headers=EN).get_data(as_text=True)
     assert "a new intent with its own key, so Pay charges it once" not in html
     assert "The form now holds order 42, moved there by a later request" in html
+
+
+def test_the_operations_that_survived_are_not_called_the_failure(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Operations lesson 2: "Operations whose retries left the state alone: … actual 4 —
+    the failure you caused, kept as evidence" called the four that survived the failure."""
+    from demo.natural.operations import OPERATIONS
+
+    registry: LabRegistry = app.extensions["labs"]
+    registry.get("nu28-ops2").open_lesson("which-are-natural")
+    for name in OPERATIONS:
+        answer = client.post(
+            "/lab/nu28-ops2/natural/api/apply", json={"operation": name, "times": 3}
+        )
+        assert answer.status_code == 200, answer.get_data(as_text=True)
+    html = client.get("/lab/nu28-ops2/natural", headers=EN).get_data(as_text=True)
+    survived = int(html.split('class="n-actual">')[1].split("<")[0])
+    assert 0 < survived < len(OPERATIONS)
+    others = len(OPERATIONS) - survived
+    said = f"the other {others} changed the state again: the failure you caused, kept as"
+    assert said in html
+    vi = client.get("/lab/nu28-ops2/natural", headers=VI).get_data(as_text=True)
+    assert f"{others} thao tác còn lại đã đổi trạng thái thêm lần nữa" in vi

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ...engine.text import N_
+from ...engine.text import N_, Text
 from ...natural.lab import NaturalLab
 from ...natural.operations import OPERATIONS, START
 
@@ -30,6 +30,9 @@ class Numbers:
     intended: Any = None
     """What one intent should leave (one add, B's 50, one view per viewer): an expected
     value other than it is the failure the steps make."""
+    failure: str | Text | None = None
+    """Where the number counts what went right (operations that survived), the failure
+    said in its own words; else the verdict's."""
 
     @property
     def evidence(self) -> bool:
@@ -57,8 +60,12 @@ def numbers(lab: NaturalLab, post: str) -> list[Numbers]:
         same = sum(1 for r in retried if r["same_state"])
         dedup = all(r["dedup"] for r in retried)
         expected = sum(1 for r in retried if r["dedup"] or r["operation"] in NATURAL)
+        failure = Text(
+            "the other %(n)s changed the state again: the failure you caused, kept as evidence",
+            n=len(retried) - same,
+        )
         return [Numbers(N_("Operations whose retries left the state alone"), expected, same,
-                        dedup, len(retried))]  # fmt: skip
+                        dedup, len(retried), failure)]  # fmt: skip
     delayed = lab.last("delayed-duplicate")
     if name == "lost-update" and delayed is not None:
         # Unconditional, A's late 100 wins (the lost update); with If-Match, B's 50 stays.
