@@ -77,7 +77,7 @@ def test_lock_acquire_is_drawn_when_the_lock_was_got_not_when_the_wait_began() -
     assert times[2] == 13458.0 > 13453.0  # the lock, once A had saved and let it go
     assert str(step_text("lock wait", {})) == "lock wait"
     said = str(step_text("lock acquire", {"waited_ms": 5366.0}))
-    assert said == "lock acquire: got it after waiting 5366 ms"
+    assert said == "lock acquire: got it after waiting 5,366 ms"
     assert str(step_text("lock acquire", {"waited_ms": 0.2})) == "lock acquire: no wait"
 
 
@@ -93,7 +93,7 @@ def test_a_waiting_lane_says_when_it_got_the_lock_in_both_languages(
 
     text = step_text("lock acquire", {"waited_ms": 5366.0})
     with app.test_request_context(headers=VI):
-        assert t(text) == "lock acquire (lấy lock): có lock sau khi chờ 5366 ms"
+        assert t(text) == "lock acquire (lấy lock): có lock sau khi chờ 5.366 ms"
 
 
 # -- 8. Advice on the next click, while it is still true ---------------------------------

@@ -93,9 +93,9 @@ def test_the_race_explanation_says_how_much_of_its_time_you_paused() -> None:
     text = _how_both_charged(first, second)
     english = translate(text)
     assert "(+3 ms and +5 ms)" in english
-    assert "(+29897 ms, 29880 ms of it paused by you)" in english
+    assert "(+29,897 ms, 29,880 ms of it paused by you)" in english
     vietnamese = translate(text, VI.gettext)
-    assert "29880 ms" in vietnamese and "paused by you" not in vietnamese
+    assert "29,880 ms" in vietnamese and "paused by you" not in vietnamese
 
 
 def test_lane_b_says_it_is_about_to_wait_for_as_lock() -> None:

@@ -186,3 +186,27 @@ def test_the_operations_that_survived_are_not_called_the_failure(
     assert said in html
     vi = client.get("/lab/nu28-ops2/natural", headers=VI).get_data(as_text=True)
     assert f"{others} thao tác còn lại đã đổi trạng thái thêm lần nữa" in vi
+
+
+def test_the_timelines_numbers_are_written_in_the_pages_language(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Vietnamese: amounts read "100.000 VND", while the timeline wrote "+14094 ms" and
+    "bạn tạm dừng: 4.9 s" (Vietnamese writes 14.094 and 4,9)."""
+    import re
+
+    from demo.engine.text import Number, Text, translate
+
+    with app.test_request_context(headers=VI):
+        assert translate(Text("paused by you: %(s)s s", s=Number(4.93, 1))).endswith("4,9 s")
+        assert translate(Text("+%(ms)s ms", ms=Number(14094.4))) == "+14.094 ms"
+    assert str(Text("+%(ms)s ms", ms=Number(14094.4))) == "+14,094 ms"  # English, as stored
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu28-nums")
+    lab.payments.update_settings({"gateway_latency_ms": 1200})
+    lab.payments.create_charge(["k-slow"], b'{"order_id": "42", "amount": 100000}')
+    en = client.get("/lab/nu28-nums", headers=EN).get_data(as_text=True)
+    vi = client.get("/lab/nu28-nums", headers=VI).get_data(as_text=True)
+    assert re.search(r"gateway charge, 1,2\d\d ms", en)
+    assert re.search(r"\+1,2\d\d ms</span> → 201", en)
+    assert re.search(r"\+1\.2\d\d ms</span> → 201", vi)

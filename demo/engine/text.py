@@ -42,6 +42,27 @@ class Text:
 
 
 @dataclass(frozen=True)
+class Number:
+    """A number inside a :class:`Text`, written in the reader's language: ``Number(14094)``
+    reads "14,094" in English and "14.094" in Vietnamese; ``places`` decimals
+    (``Number(4.93, 1)``: "4.9", "4,9")."""
+
+    value: float
+    places: int = 0
+
+    def __str__(self) -> str:
+        return _english(self.value, self.places)
+
+
+def _english(value: float, places: int) -> str:
+    return f"{value:,.{places}f}"
+
+
+NumberFormat = Callable[[float, int], str]
+"""Writes a number with ``places`` decimals in the current language."""
+
+
+@dataclass(frozen=True)
 class Reasons:
     """Field errors for a sentence: ``{"amount": N_("must be …")}`` reads, translated,
     as "amount must be …, currency must be …". The field names stay as the API spells them.
@@ -55,25 +76,34 @@ class Reasons:
 
 
 _default: list[Translator] = [lambda s: s]
+_numbers: list[NumberFormat] = [_english]
 
 
-def set_translator(translator: Translator) -> None:
-    """Install the lookup :func:`translate` uses (the web layer's: the request's language)."""
+def set_translator(translator: Translator, numbers: NumberFormat | None = None) -> None:
+    """Install the lookup :func:`translate` uses (the web layer's: the request's language),
+    and how it writes a :class:`Number` (its digit grouping and decimal mark)."""
     _default[0] = translator
+    _numbers[0] = numbers or _english
 
 
 def translate(message: str | Text, translator: Translator | None = None) -> str:
-    """``message`` in the current language: a marked literal or a :class:`Text`."""
+    """``message`` in the current language: a marked literal or a :class:`Text`; with an
+    explicit ``translator``, numbers are written as that translator's callers expect:
+    in English."""
     lookup = translator or _default[0]
+    numbers = _numbers[0] if translator is None else _english
     if isinstance(message, Text):
-        params = {name: _param(value, lookup) for name, value in message.params.items()}
+        params = {name: _param(value, lookup, numbers) for name, value in message.params.items()}
         return lookup(message.msgid) % params if params else lookup(message.msgid)
     return lookup(message)
 
 
-def _param(value: Any, lookup: Translator) -> Any:
+def _param(value: Any, lookup: Translator, numbers: NumberFormat) -> Any:
+    if isinstance(value, Number):
+        return numbers(value.value, value.places)
     if isinstance(value, Text):
-        return translate(value, lookup)
+        # As the outer one: the current language's lookup and numbers, or the given lookup's.
+        return translate(value, None if lookup is _default[0] else lookup)
     if isinstance(value, Reasons):
         return ", ".join(
             f"{name} {translate(why if isinstance(why, Text) else Text(why), lookup)}"

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, current_app, g, has_request_context, request
-from flask_babel import Babel, Domain, get_locale
+from flask_babel import Babel, Domain, format_decimal, get_locale
 from flask_babel import gettext as babel_gettext
 
 from ..engine.text import Text, set_translator, translate
@@ -69,6 +69,17 @@ def _lookup(message: str) -> str:
     return str(babel_gettext(message)) if has_request_context() else message
 
 
+def _number(value: float, places: int) -> str:
+    """A :class:`~demo.engine.text.Number` in the request's language: "14.094", "4,9"."""
+    if not has_request_context():
+        return f"{value:,.{places}f}"
+    return str(
+        format_decimal(
+            round(value, places), format="#,##0" + ("." + "0" * places if places else "")
+        )
+    )
+
+
 def t(message: str | Text | None) -> str:
     """Jinja filter ``|t``: a marked literal or a :class:`~demo.engine.text.Text`, translated."""
     return "" if message is None else translate(message)
@@ -83,4 +94,4 @@ def init(app: Flask) -> None:
     app.jinja_env.filters["t"] = t
     app.jinja_env.globals["LANGUAGES"] = LANGUAGES
     app.jinja_env.globals["current_language"] = lambda: str(get_locale())
-    set_translator(_lookup)
+    set_translator(_lookup, _number)

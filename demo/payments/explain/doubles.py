@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...engine.stepping import PAUSED_MS
-from ...engine.text import N_, Text
+from ...engine.text import N_, Number, Text
 from ..requests import RequestEntry
 from ..settings import Settings
 from .explanation import Explanation
@@ -46,7 +46,7 @@ def _how_both_charged(first: RequestEntry, second: RequestEntry) -> Text:
         found = entry.step(step)
         if found is None:
             return "?"
-        ms = f"{(entry.started - origin) * 1000 + found.at_ms:.0f}"
+        ms = Number((entry.started - origin) * 1000 + found.at_ms)
         # In step mode the wall clock holds the attendee's think time (as the timeline's
         # "paused by you" marks do): say how much of it, or the race reads as 30 s slow.
         paused = sum(
@@ -54,7 +54,7 @@ def _how_both_charged(first: RequestEntry, second: RequestEntry) -> Text:
         )
         if paused >= 1:
             return Text(
-                "+%(ms)s ms, %(paused)s ms of it paused by you", ms=ms, paused=f"{paused:.0f}"
+                "+%(ms)s ms, %(paused)s ms of it paused by you", ms=ms, paused=Number(paused)
             )
         return Text("+%(ms)s ms", ms=ms)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...engine.text import N_, Text
+from ...engine.text import N_, Number, Text
 from ...payments.step_names import step_at, step_name
 
 PLAIN = {
@@ -48,7 +48,7 @@ def _sentence(name: str, detail: dict[str, Any] | Any, deduplicated: bool) -> st
     if name == "validate":
         return "" if detail.get("ok") else N_("invalid")
     if name == "gateway charge":
-        ms = f"{float(detail.get('ms', 0)):.0f}"
+        ms = Number(float(detail.get("ms", 0)))
         if deduplicated:
             return Text("gateway charge: no new money, %(ms)s ms", ms=ms)
         return Text("gateway charge, %(ms)s ms", ms=ms)
@@ -76,7 +76,7 @@ def lock_waited(detail: dict[str, Any] | Any) -> Text | None:
     """How long a ``lock acquire`` waited for the lock, from its ``waited_ms`` (ms): "got
     it after waiting 5366 ms"; ``None`` under 1 ms (no wait)."""
     waited = float(detail.get("waited_ms", 0))
-    return Text("got it after waiting %(ms)s ms", ms=f"{waited:.0f}") if waited >= 1 else None
+    return Text("got it after waiting %(ms)s ms", ms=Number(waited)) if waited >= 1 else None
 
 
 def _what(name: str, detail: dict[str, Any] | Any) -> str | Text | None:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...engine.stepping import PAUSED_MS
-from ...engine.text import Text
+from ...engine.text import Number, Text
 from ...engine.timeline import Step
 from ...payments.requests import RequestEntry
 from ...payments.step_names import step_at
@@ -139,7 +139,7 @@ def _began_ms(step: Step) -> float:
 def _paused_text(ms: float, step: Step, shown: set[str]) -> Text:
     """A pause's words. A pause at a step the timeline draws no line for (``respond``)
     names that step: otherwise two pauses in a row read as one step paused twice."""
-    seconds = f"{ms / 1000:.1f}"
+    seconds = Number(ms / 1000, 1)
     if step.name not in shown:
         return Text("paused by you at %(step)s: %(s)s s", step=step_at(step.name), s=seconds)
     return Text("paused by you: %(s)s s", s=seconds)
