@@ -132,6 +132,9 @@ class RetriesLab:
         self._running, self._storming = threading.Lock(), threading.Lock()
         self._generation = 0
         """Bumped by :meth:`reset`: a storm that started before it does not come back."""
+        self._orders = 0
+        """Runs so far, resets and lessons included: each run's order is numbered on, so
+        the payment ledger tells them apart ("retry-1-…" each time read as one order)."""
         self.timeline: Timeline[RunEntry] = Timeline(max_log)
         self.policy = Policy()
         self.faults: tuple[Fault, ...] = DEFAULT_FAULTS
@@ -193,7 +196,8 @@ class RetriesLab:
             faults = parse_faults(request.get("faults", list(self.faults)))
             self.policy, self.faults = policy, faults
             entry = RunEntry(self.timeline.next_id(), "Run", time.perf_counter(), self.clock())
-            entry.order_id = f"retry-{entry.id}-{self.rng.getrandbits(24):06x}"
+            self._orders += 1
+            entry.order_id = f"retry-{self._orders}-{self.rng.getrandbits(24):06x}"
             self.timeline.append(entry)
         self.touch()
         before = charges_for(ledger, entry.order_id)
