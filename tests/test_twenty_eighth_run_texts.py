@@ -210,3 +210,47 @@ def test_the_timelines_numbers_are_written_in_the_pages_language(
     assert re.search(r"gateway charge, 1,2\d\d ms", en)
     assert re.search(r"\+1,2\d\d ms</span> → 201", en)
     assert re.search(r"\+1\.2\d\d ms</span> → 201", vi)
+
+
+def test_every_labs_fix_badge_says_what_the_fix_is(app: Flask, client: FlaskClient) -> None:
+    """Payments says "fix OFF: Lock off"; Operations, Retries and Queue said only "fix OFF"
+    and "fix ON": the attendee had to read the fix's sentence to know what it was."""
+    from demo.web.fix_badges import FIX_BADGES
+
+    registry: LabRegistry = app.extensions["labs"]
+    for lesson, page, off, on in (
+        ("set-vs-add", "natural", "fix OFF: no dedup", "fix ON: dedup"),
+        ("jitter", "retries", "fix OFF: no jitter", "fix ON: full jitter"),
+        ("poison-message", "queue", "fix OFF: 10 attempts", "fix ON: 3 attempts"),
+    ):
+        lab = registry.get(f"nu28-badge-{page}")
+        lab.open_lesson(lesson)
+        html = client.get(f"/lab/{lab.id}/{page}", headers=EN).get_data(as_text=True)
+        assert '<span class="fix-state off"' in html and off in html, lesson
+        client.post(f"/lab/{lab.id}?lab={page}&scenario={lesson}&fixed=1")
+        html = client.get(f"/lab/{lab.id}/{page}", headers=EN).get_data(as_text=True)
+        assert on in html, lesson
+        vi = client.get(f"/lab/{lab.id}/{page}", headers=VI).get_data(as_text=True)
+        assert "cách sửa: BẬT, " in vi, lesson
+    # One per scenario of those labs, and none left bare.
+    from demo.natural.scenarios import SCENARIOS as OPERATIONS
+    from demo.queue.scenarios import SCENARIOS as QUEUE
+    from demo.retries.scenarios import SCENARIOS as RETRIES
+
+    assert set(FIX_BADGES) == set(OPERATIONS) | set(RETRIES) | set(QUEUE)
+
+
+def test_each_retry_run_orders_a_number_of_its_own(app: Flask, client: FlaskClient) -> None:
+    """The payment ledger listed retry-1-ce398a, retry-1-bb0a45, retry-1-3b85d2…: every
+    lesson started the runs' count afresh, so every order read as run 1."""
+    from test_retries_page import LOST_THEN_OK, POLICY
+
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu28-orders")
+    orders = []
+    for lesson in ("retry-policy", "lost-response-retry"):
+        lab.open_lesson(lesson)
+        form = {**POLICY, "faults_choice": LOST_THEN_OK}
+        assert client.post("/lab/nu28-orders/retries/run", data=form).status_code == 303
+        orders.append(lab.retries.runs()[-1].order_id)
+    assert [order.split("-")[1] for order in orders] == ["1", "2"], orders

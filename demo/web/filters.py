@@ -9,11 +9,12 @@ from flask_babel import format_decimal
 from ..engine.text import N_, Text, translate
 from ..payments.requests import RequestEntry
 from ..payments.step_names import step_at
+from .fix_badges import fix_badge
 
 
 def register(app: Flask) -> None:
     """Install the filters (``money``, ``num``, ``duration``, ``step_name``, ``action``,
-    ``lane_action``) and the global ``badge`` on ``app``'s templates."""
+    ``lane_action``) and the globals ``badge`` and ``fix_badge`` on ``app``'s templates."""
     app.add_template_filter(money, "money")
     app.add_template_filter(num, "num")
     app.add_template_filter(duration, "duration")
@@ -21,6 +22,7 @@ def register(app: Flask) -> None:
     app.add_template_filter(action, "action")
     app.add_template_filter(lane_action, "lane_action")
     app.add_template_global(badge, "badge")
+    app.add_template_global(fix_badge, "fix_badge")
 
 
 def money(amount: int, currency: str) -> str:

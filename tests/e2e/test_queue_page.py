@@ -93,7 +93,7 @@ def test_at_most_once_scenario_loses_the_job_silently_and_the_fix_keeps_it(
     expect(page.locator("#lanes")).to_contain_text("LOST")
 
     click(page, "#apply-fix")
-    expect(page.locator("#lesson .fix-state")).to_have_text("fix ON")
+    expect(page.locator("#lesson .fix-state")).to_have_text("fix ON: at-least-once + dedup")
     expect(numbers.locator(".actual-value")).to_have_text("0")
     expect(numbers).to_contain_text("as expected")
     expect(emails(page)).to_have_count(1)

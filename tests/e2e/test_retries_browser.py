@@ -45,7 +45,7 @@ def test_lost_response_retry_new_key_twice_same_key_once(
 
     # The fix, one click away: the page reopens with it and runs the steps by itself.
     page.get_by_role("button", name="Apply the fix and run again").click()
-    expect(page.locator("#lesson-title .fix-state")).to_have_text("fix ON")
+    expect(page.locator("#lesson-title .fix-state")).to_have_text("fix ON: the same key")
     expect(headline.locator(".charges")).to_have_attribute("data-charges", "1")
     expect(headline).to_contain_text("REPLAYED")
     expect(page.locator("[data-expected='charges']")).to_contain_text("as expected")

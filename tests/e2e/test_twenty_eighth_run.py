@@ -23,7 +23,7 @@ def test_a_storm_that_achieves_the_lesson_points_to_it(browser: Browser, live_se
     expect(card.locator(".checks li").first).to_have_class("met")
     expect(pointer).to_be_hidden()  # not achieved yet: nothing to point to
     card.get_by_role("button", name="Apply the fix", exact=True).click()
-    expect(card.locator(".fix-state")).to_have_text("fix ON")
+    expect(card.locator(".fix-state")).to_have_text("fix ON: full jitter")
     card.get_by_role("button", name="Storm", exact=True).click()
     expect(pointer).to_be_visible()
     expect(pointer).to_have_text("↑ Lesson achieved")
