@@ -171,6 +171,9 @@ function pointToOutcome() {
     return;
   }
   const above = headline.getBoundingClientRect().bottom <= 0;
+  // A lane still paused: the step card's code fills the right column's bottom, so the
+  // pointer moves to the left edge rather than cover the line being stepped.
+  button.classList.toggle("left", document.querySelector("#step [data-step-label]") !== null);
   // "DOUBLE CHARGE"; a sentence (the queue's "Enqueue: job … in the queue.") loses its stop.
   const outcome = headline.textContent.trim().split(" — ")[0].replace(/\.$/, "");
   point(button, "#explain .headline", above, outcome + " — " + button.dataset.see);

@@ -69,3 +69,23 @@ def test_retry_under_a_key_the_store_never_saw_is_not_called_safe(
     page.get_by_role("button", name="Pay", exact=True).click()  # the key goes out: kept now
     expect(page.locator("#store tr[data-key='t1:u7:pay:order-79:v1']")).to_have_count(1)
     expect(line).not_to_contain_text("The store has no record of it")
+
+
+def test_the_pointer_to_the_answer_leaves_the_stepped_code_uncovered(
+    page: Page, live_server: Any
+) -> None:
+    """Lesson 5 at 1280x720, A run to its end while B is paused: "↓ CHARGED — see the
+    answer" sat at the bottom right, over the step card's code."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{live_server.url}/lab/e2e-nu28p-{secrets.token_hex(4)}?lesson=slow-motion")
+    page.locator("#lesson").get_by_role("button", name="Next step").click()
+    expect(page.locator("[data-step-label=A]")).to_be_enabled()
+    page.get_by_role("button", name="Run A to the end").click()
+    expect(page.locator("#step .lane-A .ended")).to_be_visible()
+    page.locator("#step pre.code").scroll_into_view_if_needed()
+    pointer = page.locator("#to-outcome")
+    expect(pointer).to_be_visible()
+    expect(pointer).to_contain_text("see the answer")
+    box, code = pointer.bounding_box(), page.locator("#step pre.code").bounding_box()
+    assert box and code
+    assert box["x"] + box["width"] <= code["x"] or box["x"] >= code["x"] + code["width"]
