@@ -254,3 +254,25 @@ def test_each_retry_run_orders_a_number_of_its_own(app: Flask, client: FlaskClie
         assert client.post("/lab/nu28-orders/retries/run", data=form).status_code == 303
         orders.append(lab.retries.runs()[-1].order_id)
     assert [order.split("-")[1] for order in orders] == ["1", "2"], orders
+
+
+def test_the_charts_ticks_are_written_in_the_pages_language(
+    app: Flask, client: FlaskClient
+) -> None:
+    """The queue chart's loss axis read "0.3 0.6 0.9" beside "10.000 message" in
+    Vietnamese; the storm's log axis "10000"."""
+    import re
+
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu28-ticks")
+    lab.queue.play("delivery-semantics")
+    vi = client.get("/lab/nu28-ticks/queue", headers=VI).get_data(as_text=True)
+    ticks = re.findall(r'fill="#55606b">([^<]*)<', vi)
+    assert "0,3" in ticks and "0.3" not in ticks
+    from test_retries_page import storm_form
+
+    htmx = {"HX-Request": "true", **VI}
+    storm = client.post("/lab/nu28-ticks/retries/storm", data=storm_form(), headers=htmx)
+    assert storm.status_code == 200
+    ticks = re.findall(r'<text class="tick"[^>]*>([^<]*)<', storm.get_data(as_text=True))
+    assert "10.000" in ticks and "10000" not in ticks, ticks
