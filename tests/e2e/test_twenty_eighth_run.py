@@ -89,3 +89,21 @@ def test_the_pointer_to_the_answer_leaves_the_stepped_code_uncovered(
     box, code = pointer.bounding_box(), page.locator("#step pre.code").bounding_box()
     assert box and code
     assert box["x"] + box["width"] <= code["x"] or box["x"] >= code["x"] + code["width"]
+
+
+def test_lesson_10s_fix_stays_on_screen_with_a_hint_shown(
+    browser: Browser, live_server: Any
+) -> None:
+    """Lesson 10 at 1280x720, after Show a hint and the steps: "Apply the fix" was cut by
+    the screen's bottom edge (the hint list's own 1em margins)."""
+    page = projector(browser, "en")
+    page.goto(f"{live_server.url}/lab/e2e-nu28h-{secrets.token_hex(4)}?lesson=email-once")
+    card = page.locator("#lesson")
+    card.get_by_role("button", name="Show a hint").click()
+    expect(card.locator(".hints li")).to_have_count(1)
+    card.get_by_role("button", name="Run the steps").click()
+    expect(card.locator(".checks li").first).to_have_class("met")
+    expect(card.get_by_role("button", name="Apply the fix", exact=True)).to_be_in_viewport(
+        ratio=1
+    )
+    page.context.close()
