@@ -261,11 +261,13 @@ function showNextKey() {
     // The amount too: the same key with another amount is a 409, not a replay.
     const amount = byId("amount");
     text = t("next_key_stable").replace("{key}", field.value).replace("{amount}", amount ? amount.value : "");
-    // The order charged under another key, or none (a request from outside the page): the
-    // store never saw this one, so Retry would charge again, not replay.
-    const charged = document.querySelector("#ledger tr[data-order='" + CSS.escape(order.value) + "']");
+    // The order charged under other keys only, or none (a request from outside the page):
+    // the store never saw this one, so Retry would charge again, not replay.
+    const charges = Array.from(document.querySelectorAll("#ledger tr[data-order='" + CSS.escape(order.value) + "']"));
     const kept = document.querySelector("#store tr[data-key='" + CSS.escape(field.value) + "']");
-    if (charged && !kept) text += " " + t("next_key_unseen");
+    if (charges.length && !kept && !charges.some((row) => row.dataset.key === field.value)) {
+      text += ". " + t("next_key_unseen");
+    }
   }
   else text = t("next_key_other").replace("{key}", field.value).replace("{stable}", stable);
   if (field.value.trim() !== "" && !unsendable(field.value)) {
