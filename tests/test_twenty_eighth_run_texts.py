@@ -276,3 +276,29 @@ def test_the_charts_ticks_are_written_in_the_pages_language(
     assert storm.status_code == 200
     ticks = re.findall(r'<text class="tick"[^>]*>([^<]*)<', storm.get_data(as_text=True))
     assert "10.000" in ticks and "10000" not in ticks, ticks
+
+
+def test_steps_done_by_hand_count_for_next_step(app: Flask, client: FlaskClient) -> None:
+    """Queue lesson 3 with the fix: Next step applied it and enqueued, the rest was done by
+    hand. "Lesson achieved" stood beside "not over yet: Next step has more of the steps to
+    run", and Next step pressed Work once more (IDLE) instead of going on."""
+    hx = {"HX-Request": "true", **EN}
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu28-hand")
+    lab.open_lesson("at-most-once")
+    lab.queue.play("at-most-once")  # the first case, its check met
+    step = {"scenario": "at-most-once", "fixed": "1"}
+    assert client.post("/lab/nu28-hand/queue/next", data=step, headers=hx).status_code == 200
+    assert lab.queue.fixed and lab.queue.played == 1  # the fix on, the job enqueued
+    for what, form in (("work", {}), ("clock", {"advance_s": "60"}), ("work", {})):
+        answer = client.post(f"/lab/nu28-hand/queue/{what}", data=form, headers=hx)
+        assert answer.status_code == 200, what
+    assert lab.queue.played == 4  # the fix's clicks, all done: by hand
+    card = client.get("/lab/nu28-hand/queue", headers=EN).get_data(as_text=True)
+    card = card[card.index('id="lesson"') : card.index("</section>", card.index('id="lesson"'))]
+    assert "Lesson achieved" in card
+    assert "not over yet" not in card and "as expected" in card
+    assert 'form="queue-lesson-next" class="next-step"' in card  # Next step goes on
+    # A press that is no step leaves them: Next step starts afresh rather than go on.
+    lab.queue.by_hand("producer_retry")
+    assert lab.queue.next_click("at-most-once", fixed=True) == 0

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..engine.clock import VirtualClock
@@ -251,6 +251,26 @@ class QueueLab:
         self.played = self.played % len(clicks) + 1
         return self.played
 
+    def by_hand(self, click: str, arg: Any = None) -> None:
+        """A button pressed by hand (the page's or the API's), not by Next step. The open
+        scenario's next click counts as played, so Next step goes on after it (a clock step
+        before it as done too: the payment lab's clock buttons move the same clock). Another
+        Enqueue, Work or simulation leaves the steps: Next step then starts them afresh. A
+        setting or a clock press that is no step changes nothing here."""
+        with self.stepping:
+            scenario = self.scenario
+            if scenario is None:
+                return
+            clicks = scenario.clicks_for(self.fixed)
+            at = self.played % len(clicks)  # all played: a new round
+            while at < len(clicks) - 1 and clicks[at][0] == "advance" and click != "advance":
+                at += 1
+            name, want = clicks[at]
+            if name == click and _matches(click, want, arg):
+                self.played = at + 1
+            elif click not in ("settings", "advance"):  # those change no message
+                self.played = len(clicks)
+
     def _click(self, click: str, arg: Any) -> None:
         if click == "enqueue":
             self.enqueue(arg)
@@ -320,3 +340,15 @@ class QueueLab:
         :raises Problem: 503 ``broker-unavailable``.
         """
         return lab_state(self)
+
+
+def _matches(click: str, want: Any, got: Any) -> bool:
+    """A step's argument as the scenario names it, against the one pressed: settings that
+    hold each value the step sets, or the same job (the same seconds, …)."""
+    if click == "settings" and isinstance(want, Mapping) and isinstance(got, Mapping):
+        return all(got.get(name) == value for name, value in want.items())
+    if click == "simulate" and isinstance(want, Mapping) and isinstance(got, Mapping):
+        return got.get("mode") == want.get("mode")  # the mode the step compares
+    if click == "advance":  # +60 s passes the timeout as +31 s does
+        return isinstance(got, int) and got >= want
+    return want is None or want == got

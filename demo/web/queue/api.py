@@ -48,7 +48,9 @@ def state() -> Response:
 def update_settings() -> Response:
     """Change settings, e.g. ``{"dedup": true}``: 200 with the settings; 422 for a bad
     name or value (nothing changes then)."""
-    settings = g.lab.queue.update_settings(parse_json(json_body()))
+    changes = parse_json(json_body())
+    settings = g.lab.queue.update_settings(changes)
+    g.lab.queue.by_hand("settings", changes)  # an open lesson's steps count it, as a press
     return jsonify(settings.as_dict())
 
 
@@ -57,7 +59,9 @@ def enqueue() -> Response:
     """The producer enqueues a job ``{"id", "idempotency_key", "payload"}``: 201 with its
     new ``message_id`` (a job sent twice is two messages); 422 for a bad job; 503 when
     the queue is full or its broker does not answer."""
-    message_id = g.lab.queue.enqueue(parse_json(json_body()))
+    job = parse_json(json_body())
+    message_id = g.lab.queue.enqueue(job)
+    g.lab.queue.by_hand("enqueue", job)
     return jsonify({"message_id": message_id}), 201  # type: ignore[return-value]
 
 
@@ -75,6 +79,7 @@ def work() -> Response:
         N_("POST .../work takes no body: send none, or {}. Settings go to PATCH .../settings."),
     )  # fmt: skip
     entry = g.lab.queue.work()
+    g.lab.queue.by_hand("work")
     return jsonify(work_result(entry))
 
 
@@ -83,7 +88,9 @@ def simulate() -> Response:
     """The delivery-semantics simulator: ``{"mode", "messages", "loss", "ack_loss",
     "seed"}`` → 200 ``{"sent", "delivered", "lost", "effects", "duplicate_effects", …}``;
     422 for a bad value."""
-    result = g.lab.queue.simulate(parse_json(json_body()))
+    body = parse_json(json_body())
+    result = g.lab.queue.simulate(body)
+    g.lab.queue.by_hand("simulate", body)
     return jsonify(result.as_dict())
 
 

@@ -79,6 +79,7 @@ def enqueue(lab_id: str) -> BaseResponse:
     if job is None:
         raise _bad_choice("job", JOBS)
     lab.queue.enqueue(dict(job))
+    lab.queue.by_hand("enqueue", dict(job))
     return _answer(lab)
 
 
@@ -87,6 +88,7 @@ def producer_retry(lab_id: str) -> BaseResponse:
     """The producer sends its last job again: a second message for one job id."""
     lab = lab_to_write(lab_id)
     lab.queue.producer_retry()
+    lab.queue.by_hand("producer_retry")
     return _answer(lab)
 
 
@@ -104,6 +106,7 @@ def work(lab_id: str) -> BaseResponse:
         lab.queue.work_all()
     else:
         lab.queue.work()
+    lab.queue.by_hand("work_all" if every else "work")
     return _answer(lab)
 
 
@@ -115,7 +118,9 @@ def advance_clock(lab_id: str) -> BaseResponse:
     :raises Problem: 422 unless 1 <= ``advance_s`` <= 30 days.
     """
     lab = lab_to_write(lab_id)
-    lab.advance(_number(request.form.get("advance_s", ""), int))
+    seconds = _number(request.form.get("advance_s", ""), int)
+    lab.advance(seconds)
+    lab.queue.by_hand("advance", seconds)
     return _answer(lab)
 
 
@@ -137,7 +142,9 @@ def update_settings(lab_id: str) -> BaseResponse:
             N_("Invalid settings"),
             Text("The page changes these settings: %(names)s.", names=", ".join(PAGE_SETTINGS)),
         )
-    lab.queue.update_settings({name: _setting_value(name, request.form.get(name))})
+    changes = {name: _setting_value(name, request.form.get(name))}
+    lab.queue.update_settings(changes)
+    lab.queue.by_hand("settings", changes)
     return _answer(lab)
 
 
@@ -155,6 +162,7 @@ def simulate(lab_id: str) -> BaseResponse:
         if name in form or name == "messages":  # loss, ack_loss and seed default to 0
             body[name] = _number(form.get(name, ""), kind)
     lab.queue.simulate(body)
+    lab.queue.by_hand("simulate", body)
     return _answer(lab)
 
 
