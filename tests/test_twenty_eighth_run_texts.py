@@ -302,3 +302,39 @@ def test_steps_done_by_hand_count_for_next_step(app: Flask, client: FlaskClient)
     # A press that is no step leaves them: Next step starts afresh rather than go on.
     lab.queue.by_hand("producer_retry")
     assert lab.queue.next_click("at-most-once", fixed=True) == 0
+
+
+def test_the_last_lesson_of_a_chapter_not_done_is_no_chapter_done(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Operations lesson 4 achieved with 2 of 4: the card said "Chapter done: back to the
+    payment lab" while the strip above said "2 of 4 achieved"."""
+    from demo.lessons import CHAPTERS, Progress
+
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu28-chapter")
+    chapter = CHAPTERS["natural"]
+    last = chapter[-1]
+    lab.open_lesson(last.name)
+    lab.progress[last.name] = Progress(met_at={c.id: 0.0 for c in last.checks})
+    html = client.get("/lab/nu28-chapter/natural", headers=EN).get_data(as_text=True)
+    assert "Last operations lesson: back to the payment lab" in html
+    assert "Chapter done: back to the payment lab" not in html
+    for item in chapter:
+        lab.progress[item.name] = Progress(met_at={c.id: 0.0 for c in item.checks})
+    html = client.get("/lab/nu28-chapter/natural", headers=EN).get_data(as_text=True)
+    assert "Chapter done: back to the payment lab" in html
+
+
+def test_a_reset_of_the_queue_lab_leaves_no_step_not_over(app: Flask) -> None:
+    """After "Reset the queue lab" mid-lesson the card read "Dead letters expected 1 actual
+    0 — not over yet: Next step has more of the steps to run"."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu28-qreset")
+    lab.open_lesson("poison-message")
+    lab.queue.play_next()
+    lab.queue.play_next()
+    assert lab.queue.played == 2
+    lab.queue.reset()
+    assert lab.queue.played == 0
+    assert lab.queue.next_click("poison-message", fixed=False) == 0  # starts afresh

@@ -302,6 +302,7 @@ class QueueLab:
             self.timeline.clear()
             self.world = self._new_world(self._make_broker())
             self.simulation, self.last_job, self.last_batch = None, None, ()
+            self.played = 0  # the open scenario's steps start again: nothing is "not over"
         with contextlib.suppress(Problem):
             old.broker.clear()  # a Redis that went away: the old keys expire on their own
         self.touch()
