@@ -338,3 +338,25 @@ def test_a_reset_of_the_queue_lab_leaves_no_step_not_over(app: Flask) -> None:
     lab.queue.reset()
     assert lab.queue.played == 0
     assert lab.queue.next_click("poison-message", fixed=False) == 0  # starts afresh
+
+
+def test_the_retry_cards_expected_value_says_it_is_the_fixs(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Retry lesson 3, fix off: "Outcome expected CHARGED actual GAVE UP — the failure you
+    caused, kept as evidence": the expected value was the fix's, unsaid."""
+    from test_retries_page import POLICY, preset
+
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu28-rexp")
+    lab.open_lesson("retry-policy")
+    plan = {**POLICY, "retry_on": [*POLICY["retry_on"], "400"], "faults_choice": preset(400)}
+    assert client.post("/lab/nu28-rexp/retries/run", data=plan).status_code == 303
+    card = client.get("/lab/nu28-rexp/retries", headers=EN).get_data(as_text=True)
+    card = card[card.index('id="lesson"') : card.index("</section>", card.index('id="lesson"'))]
+    assert '<span>expected with the fix <strong class="expected-value">' in card
+    client.post("/lab/nu28-rexp?lab=retries&scenario=retry-policy&fixed=1")
+    assert client.post("/lab/nu28-rexp/retries/run", data=plan).status_code == 303
+    card = client.get("/lab/nu28-rexp/retries", headers=EN).get_data(as_text=True)
+    card = card[card.index('id="lesson"') : card.index("</section>", card.index('id="lesson"'))]
+    assert '<span>expected <strong class="expected-value">' in card
