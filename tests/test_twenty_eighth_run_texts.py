@@ -360,3 +360,15 @@ def test_the_retry_cards_expected_value_says_it_is_the_fixs(
     card = client.get("/lab/nu28-rexp/retries", headers=EN).get_data(as_text=True)
     card = card[card.index('id="lesson"') : card.index("</section>", card.index('id="lesson"'))]
     assert '<span>expected <strong class="expected-value">' in card
+
+
+def test_the_job_menu_keeps_the_job_sent_last(app: Flask, client: FlaskClient) -> None:
+    """The queue's Job menu went back to send-invoice-42 after every Enqueue: a second
+    Enqueue sent another job than the one chosen."""
+    hx = {"HX-Request": "true", **EN}
+    for job, value in (("poison", "poison"), ("43", "43")):
+        answer = client.post("/lab/nu28-job/queue/enqueue", data={"job": job}, headers=hx)
+        assert answer.status_code == 200
+        html = client.get("/lab/nu28-job/queue", headers=EN).get_data(as_text=True)
+        assert f'<option value="{value}" selected>' in html
+        assert html.count(" selected>send-invoice") == 1
