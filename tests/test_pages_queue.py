@@ -307,7 +307,7 @@ def test_the_delivery_semantics_run_is_told_beside_the_lesson(
     assert said in explain and "Nothing yet" not in explain
     card = html[html.index('id="lesson"') : html.index("</section>", html.index('id="lesson"'))]
     assert said in card and 'href="#simulator"' in card
-    assert "redeliveries included" in html
+    assert "Delivered is never above Sent" in html
     # The fix is the idempotent consumer: its badge and the settings line agree.
     html = post(client, "q-sem", "run", scenario="delivery-semantics", fixed="1").text
     assert queue.settings.dedup and "fix ON" in html and "dedup ON" in html
