@@ -374,3 +374,15 @@ def test_the_job_menu_keeps_the_job_sent_last(app: Flask, client: FlaskClient) -
         html = client.get("/lab/nu28-job/queue", headers=EN).get_data(as_text=True)
         assert f'<option value="{value}" selected>' in html
         assert html.count(" selected>send-invoice") == 1
+
+
+def test_the_budget_step_says_the_bucket_is_shared(app: Flask, client: FlaskClient) -> None:
+    """Retry lesson 5 with the fix said "each client with a retry budget of 10 tokens",
+    while the storm keeps one bucket for all the clients (as the README says)."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu28-budget")
+    lab.open_lesson("retry-budget")
+    client.post("/lab/nu28-budget?lab=retries&scenario=retry-budget&fixed=1")
+    card = client.get("/lab/nu28-budget/retries", headers=EN).get_data(as_text=True)
+    assert "with one retry budget shared by all the clients" in card
+    assert "each client with a retry budget" not in card

@@ -246,8 +246,9 @@ SCENARIOS: dict[str, Scenario] = {
             fix_storm={"budget": {"burst": 10, "per_s": 5}},
             fix_steps=(
                 N_(
-                    "Press Storm: the same outage, each client with a retry budget of 10 "
-                    "tokens and 5 a second: the retries stop when the tokens run out."
+                    "Press Storm: the same outage, with one retry budget shared by all the "
+                    "clients, 10 tokens and 5 more a second: the retries stop when the "
+                    "tokens run out."
                 ),
             ),
             expect={"peak_load": 1000},
