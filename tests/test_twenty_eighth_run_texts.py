@@ -386,3 +386,24 @@ def test_the_budget_step_says_the_bucket_is_shared(app: Flask, client: FlaskClie
     card = client.get("/lab/nu28-budget/retries", headers=EN).get_data(as_text=True)
     assert "with one retry budget shared by all the clients" in card
     assert "each client with a retry budget" not in card
+
+
+def test_a_fix_made_of_clicks_ticked_by_hand_says_how_to_apply_it(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Queue lesson 4: Outbox and Provider dedup ticked by hand, the crash armed again and
+    the fix's steps followed: the second check never ticked (the first case's two e-mails
+    stay), the badge stayed "fix OFF", and nothing said to press Apply the fix."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu28-outhand")
+    lab.open_lesson("outbox")
+    lab.queue.play("outbox")
+    said = "The settings hold the fix, but the lab still holds the first case"
+    card = client.get("/lab/nu28-outhand/queue", headers=EN).get_data(as_text=True)
+    assert said not in card
+    lab.queue.update_settings({"outbox": True, "provider_dedup": True})
+    card = client.get("/lab/nu28-outhand/queue", headers=EN).get_data(as_text=True)
+    assert said in card
+    lab.queue.play("outbox", fixed=True)
+    card = client.get("/lab/nu28-outhand/queue", headers=EN).get_data(as_text=True)
+    assert said not in card

@@ -61,6 +61,11 @@ class Scenario:
         """The clicks the scenario plays, with its fix or not."""
         return self.fix_clicks if fixed and self.fix_clicks else self.clicks
 
+    def holds_fix(self, settings: Mapping[str, Any]) -> bool:
+        """Whether ``settings`` hold every setting the fix changes, whatever else the fix
+        does (its own clicks, a lab started afresh)."""
+        return fix_set_by_hand(self.settings, self.fix, settings)
+
     def fix_set_by_hand(self, settings: Mapping[str, Any]) -> bool:
         """Whether the lab's ``settings`` (as :meth:`~.settings.Settings.as_dict` gives
         them) already hold every setting the fix changes, the fix not applied: Dedup
