@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..engine.clock import VirtualClock
@@ -24,7 +24,7 @@ from .memory import MemoryBroker
 from .outbox import Relay
 from .reading import lab_state
 from .runner import World, run_work
-from .scenarios import SCENARIOS, Scenario
+from .scenarios import SCENARIOS, Click, Scenario
 from .settings import Settings
 from .simulator import Simulation, parse_simulation, simulate
 from .workers import Workers, all_at_once
@@ -252,24 +252,12 @@ class QueueLab:
         return self.played
 
     def by_hand(self, click: str, arg: Any = None) -> None:
-        """A button pressed by hand (the page's or the API's), not by Next step. The open
-        scenario's next click counts as played, so Next step goes on after it (a clock step
-        before it as done too: the payment lab's clock buttons move the same clock). Another
-        Enqueue, Work or simulation leaves the steps: Next step then starts them afresh. A
-        setting or a clock press that is no step changes nothing here."""
+        """A button pressed by hand (the page's or the API's), not by Next step: see
+        :func:`played_after`."""
         with self.stepping:
-            scenario = self.scenario
-            if scenario is None:
-                return
-            clicks = scenario.clicks_for(self.fixed)
-            at = self.played % len(clicks)  # all played: a new round
-            while at < len(clicks) - 1 and clicks[at][0] == "advance" and click != "advance":
-                at += 1
-            name, want = clicks[at]
-            if name == click and _matches(click, want, arg):
-                self.played = at + 1
-            elif click not in ("settings", "advance"):  # those change no message
-                self.played = len(clicks)
+            if self.scenario is not None:
+                clicks = self.scenario.clicks_for(self.fixed)
+                self.played = played_after(clicks, self.played, click, arg)
 
     def _click(self, click: str, arg: Any) -> None:
         if click == "enqueue":
@@ -341,6 +329,21 @@ class QueueLab:
         :raises Problem: 503 ``broker-unavailable``.
         """
         return lab_state(self)
+
+
+def played_after(clicks: Sequence[Click], played: int, click: str, arg: Any) -> int:
+    """How many of a scenario's ``clicks`` count as played after a button pressed by hand.
+    The next click counts, so Next step goes on after it (a clock step before it too: the
+    payment lab's clock buttons move the same clock). Another Enqueue, Work or simulation
+    leaves the steps (all played: Next step starts them afresh). A setting or a clock
+    press that is no step changes nothing."""
+    at = played % len(clicks)  # all played: a new round
+    while at < len(clicks) - 1 and clicks[at][0] == "advance" and click != "advance":
+        at += 1
+    name, want = clicks[at]
+    if name == click and _matches(click, want, arg):
+        return at + 1
+    return played if click in ("settings", "advance") else len(clicks)
 
 
 def _matches(click: str, want: Any, got: Any) -> bool:
