@@ -174,7 +174,7 @@ def test_the_operations_states_are_never_broken_mid_value(client: FlaskClient) -
     html = page(client, "/lab/n21-whole/natural")
     assert '<span class="whole">next_invoice 1</span>' in html
     # The counter read 1 on the first visit, before any press: it says why.
-    assert "(opening this page counted one: the article embeds the pixel)" in html
+    assert "(opening this page fetches the pixel too: the article embeds it)" in html
     assert '<code>PUT /profile <span class="whole">{"name": "Lan", "plan": "pro"}</span>' in html
 
 
