@@ -407,3 +407,24 @@ def test_a_fix_made_of_clicks_ticked_by_hand_says_how_to_apply_it(
     lab.queue.play("outbox", fixed=True)
     card = client.get("/lab/nu28-outhand/queue", headers=EN).get_data(as_text=True)
     assert said not in card
+
+
+def test_next_step_goes_on_under_a_fix_ticked_by_hand(app: Flask, client: FlaskClient) -> None:
+    """Queue lesson 2: Dedup ticked by hand ("fix ON (set by hand)"), Enqueue pressed; Next
+    step then started the lesson afresh and enqueued again, throwing the press away."""
+    hx = {"HX-Request": "true", **EN}
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu28-tick")
+    lab.open_lesson("duplicate-job")
+    tick = {"setting": "dedup", "dedup": "on"}
+    assert client.post("/lab/nu28-tick/queue/settings", data=tick, headers=hx).status_code == 200
+    assert (
+        client.post("/lab/nu28-tick/queue/enqueue", data={"job": "42"}, headers=hx).status_code
+        == 200
+    )
+    assert lab.queue.played == 1
+    step = {"scenario": "duplicate-job", "fixed": "1"}  # what the card's Next step sends
+    assert client.post("/lab/nu28-tick/queue/next", data=step, headers=hx).status_code == 200
+    actions = [e.action for e in lab.queue.entries()]
+    assert actions == ["enqueue", "producer_retry"], actions  # went on, started nothing afresh
+    assert lab.queue.settings.dedup and lab.queue.played == 2

@@ -68,8 +68,7 @@ class QueueLab:
             STEP_POINTS, max_paused=max_paused, paused_slots=paused_slots, touch=self.touch
         )
         self.scenario: Scenario | None = None
-        self.fixed = False
-        self.played = 0  # the open scenario's clicks Next step has run
+        self.fixed, self.played = False, 0  # played: the open scenario's clicks run so far
         self.stepping = threading.Lock()  # one Next step at a time: a fast double press
         self.simulation: Simulation | None = None
         self.last_job: Job | None = None
@@ -227,13 +226,16 @@ class QueueLab:
         return scenario
 
     def next_click(self, name: str, *, fixed: bool) -> int:
-        """The index of the click of scenario ``name`` (with its fix or not) that Next step
-        runs next; 0 when it starts the scenario afresh (another scenario or case is open,
-        or all its clicks have run). Ask it holding :attr:`stepping`."""
+        """The index of scenario ``name``'s click (its fix's or not) Next step runs next; 0
+        to start afresh (another scenario or case, or all clicks run). Hold :attr:`stepping`."""
         scenario = self.scenario
-        if scenario is None or scenario.name != name or self.fixed != fixed:
+        if scenario is None or scenario.name != name:
             return 0
-        return self.played if self.played < len(scenario.clicks_for(fixed)) else 0
+        if self.fixed != fixed and not (
+            fixed and scenario.fix_set_by_hand(self.settings.as_dict())
+        ):
+            return 0  # another case (the fix ticked by hand mid-case goes on: the same clicks)
+        return self.played if self.played < len(scenario.clicks_for(self.fixed)) else 0
 
     def play_next(self) -> int:
         """Next step: run the open scenario's next click; returns how many have run. Call
@@ -252,8 +254,7 @@ class QueueLab:
         return self.played
 
     def by_hand(self, click: str, arg: Any = None) -> None:
-        """A button pressed by hand (the page's or the API's), not by Next step: see
-        :func:`played_after`."""
+        """A press by hand (the page's or the API's), not Next step's: :func:`played_after`."""
         with self.stepping:
             if self.scenario is not None:
                 clicks = self.scenario.clicks_for(self.fixed)
@@ -289,8 +290,8 @@ class QueueLab:
         with self._guard:
             self.timeline.clear()
             self.world = self._new_world(self._make_broker())
-            self.simulation, self.last_job, self.last_batch = None, None, ()
-            self.played = 0  # the open scenario's steps start again: nothing is "not over"
+            # The open scenario's steps start again: nothing is "not over".
+            self.simulation, self.last_job, self.last_batch, self.played = None, None, (), 0
         with contextlib.suppress(Problem):
             old.broker.clear()  # a Redis that went away: the old keys expire on their own
         self.touch()
