@@ -123,3 +123,17 @@ def test_a_charge_under_the_forms_key_is_no_charge_under_another(
     expect(page.locator("#ledger tr[data-order='42']")).to_have_count(2)
     expect(page.locator("#store tr[data-key]")).to_have_count(0)
     expect(page.locator("#key-next")).not_to_contain_text("The store has no record")
+
+
+def test_the_job_preview_shows_the_chosen_job(page: Page, live_server: Any) -> None:
+    """The queue's job preview read send-invoice-42 whatever job was chosen or sent."""
+    page.goto(f"{live_server.url}/lab/e2e-nu28j-{secrets.token_hex(4)}/queue")
+    shown = page.locator("#queue-producer pre.job:visible")
+    expect(shown).to_have_count(1)
+    expect(shown).to_contain_text('"id": "send-invoice-42"')
+    page.locator("#job-select").select_option("poison")
+    expect(shown).to_contain_text('"id": "send-invoice-x"')
+    page.locator("#enqueue").click()  # the card is drawn again: the same job stays shown
+    expect(page.locator("#queue-producer pre.job:visible")).to_contain_text('"invoice_id": "x"')
+    page.locator("#job-select").select_option("43")
+    expect(page.locator("#queue-producer pre.job:visible")).to_contain_text("send-invoice-43")

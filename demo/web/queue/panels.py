@@ -11,7 +11,8 @@ from flask import current_app
 from ...engine.text import N_, Text
 from ...lessons import CHAPTERS, Lesson
 from ...queue.explain import explain
-from ...queue.scenarios import SCENARIOS
+from ...queue.jobs import EXAMPLE
+from ...queue.scenarios import NEXT_JOB, POISON_JOB, SCENARIOS
 from ...workspace import Workspace
 from ..filters import duration
 from .chart import semantics_chart
@@ -40,6 +41,10 @@ TABLE_ROWS = 8
 def poll_s() -> int:
     """How often an open page refreshes its panels, in s (config ``POLL_S``)."""
     return int(current_app.config["POLL_S"])
+
+
+JOBS = {"42": EXAMPLE, "43": NEXT_JOB, "poison": POISON_JOB}
+"""The jobs the producer card offers: the article's, the next invoice, a poison job."""
 
 
 def panels_context(lab: Workspace) -> dict[str, Any]:
@@ -91,6 +96,7 @@ def panels_context(lab: Workspace) -> dict[str, Any]:
         "MODES": MODES,
         "MEASURES": MEASURES,
         "scenario_steps": scenario_steps,
+        "jobs": JOBS,
         **_lesson_context(lab),
     }
 

@@ -16,19 +16,16 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from ...engine.problems import Problem
 from ...engine.text import N_, Text
-from ...queue.jobs import EXAMPLE
-from ...queue.scenarios import NEXT_JOB, POISON_JOB, SCENARIOS
+from ...queue.scenarios import SCENARIOS
 from ...queue.settings import Settings
 from ...workspace import Workspace
 from .. import is_htmx, lab_to_read, lab_to_write
 from ..links import check_names, offer
 from ..nav import PAGES
-from .panels import panels_context, poll_s
+from .panels import JOBS, panels_context, poll_s
 
 bp = Blueprint("queue_page", __name__)
 
-JOBS = {"42": EXAMPLE, "43": NEXT_JOB, "poison": POISON_JOB}
-"""The jobs the producer card offers: the article's, the next invoice, a poison job."""
 
 ADVANCES_S = (31, 60)
 """The clock buttons, s: just past the default 30 s visibility timeout, and a minute."""
