@@ -13,7 +13,8 @@ from ..queue.scenarios import SCENARIOS
 from ..queue.settings import CHOICES, Settings
 from .openapi_params import chapter_lesson
 from .openapi_queue import LAB_ID, LABS_FULL, PROBLEM
-from .queue.views import JOBS, PAGE_SETTINGS
+from .queue.panels import JOBS
+from .queue.views import PAGE_SETTINGS
 
 INTEGER_PATTERNS = {
     "visibility_timeout_s": "^([1-9][0-9]{0,3}|[1-3][0-9]{4}|4[0-2][0-9]{3}|43[01][0-9]{2}|43200)$",
