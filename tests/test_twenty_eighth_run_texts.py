@@ -428,3 +428,28 @@ def test_next_step_goes_on_under_a_fix_ticked_by_hand(app: Flask, client: FlaskC
     actions = [e.action for e in lab.queue.entries()]
     assert actions == ["enqueue", "producer_retry"], actions  # went on, started nothing afresh
     assert lab.queue.settings.dedup and lab.queue.played == 2
+
+
+def test_the_storm_and_the_queue_cards_numbers_follow_the_language(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Vietnamese: the storm's Completion column read 2.01 and 60.05 (read as 201 and 6005)
+    and "each bar is 1.0 s"; the queue card's "actual 2476" had no grouping."""
+    import re
+
+    from test_retries_page import storm_form
+
+    htmx = {"HX-Request": "true", **VI}
+    storm = client.post("/lab/nu28-dec/retries/storm", data=storm_form(), headers=htmx)
+    html = storm.get_data(as_text=True)
+    cells = re.findall(r'<td class="num">(\d+,\d\d)</td>', html)
+    assert cells and not re.search(r'<td class="num">\d+\.\d\d</td>', html)
+    assert re.search(r"\d+,\d s", html)  # each bar's width
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu28-dec")
+    lab.open_lesson("delivery-semantics")
+    lab.queue.play("delivery-semantics")
+    actual = lab.queue.measure("duplicate_effects")
+    vi = client.get("/lab/nu28-dec/queue", headers=VI).get_data(as_text=True)
+    shown = re.search(r'class="actual-value">([^<]*)<', vi)
+    assert shown and shown[1] == f"{actual:,}".replace(",", "."), shown

@@ -31,10 +31,13 @@ def money(amount: int, currency: str) -> str:
     return f"{format_decimal(amount)} {currency}"
 
 
-def num(count: int) -> str:
-    """``10000`` → ``"10,000"``: a count with the digit grouping of the page's language
-    (``"10.000"`` in Vietnamese), as :func:`money` writes amounts."""
-    return str(format_decimal(count))
+def num(value: float, places: int | None = None) -> str:
+    """``10000`` → ``"10,000"``: a number with the digit grouping and decimal mark of the
+    page's language (``"10.000"``, ``"2,01"`` in Vietnamese), as :func:`money` writes
+    amounts; ``places`` fixes the decimals (``2.2, 2`` → ``"2.20"``)."""
+    if places is None:
+        return str(format_decimal(value))
+    return str(format_decimal(round(value, places), format="#,##0." + "0" * places))
 
 
 def duration(seconds: float) -> str:
