@@ -453,3 +453,18 @@ def test_the_storm_and_the_queue_cards_numbers_follow_the_language(
     vi = client.get("/lab/nu28-dec/queue", headers=VI).get_data(as_text=True)
     shown = re.search(r'class="actual-value">([^<]*)<', vi)
     assert shown and shown[1] == f"{actual:,}".replace(",", "."), shown
+
+
+def test_an_order_paid_without_a_key_is_not_said_paid_under_another(
+    app: Flask, client: FlaskClient
+) -> None:
+    """A keyless charge of order 77, then Retry with the order's stable key: "order 77 had
+    already been paid under another key", while the ledger said "no key"."""
+    registry: LabRegistry = app.extensions["labs"]
+    payments = registry.get("nu28-nokey").payments
+    body = b'{"order_id": "77", "amount": 5}'
+    payments.create_charge([], body)
+    payments.create_charge(["t1:u7:pay:order-77:v1"], body)
+    html = client.get("/lab/nu28-nokey", headers=EN).get_data(as_text=True)
+    assert "had already been paid under another key, or with none" in html
+    assert "no key" in html  # the ledger's word for the first charge

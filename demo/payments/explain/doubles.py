@@ -222,8 +222,8 @@ def _another_key(focus: RequestEntry, order: str) -> Explanation:
         (
             Text(
                 "The key %(key)s was new to the store, so it charged. But order %(order)s "
-                "had already been paid under another key: the store deduplicates keys, not "
-                "orders.",
+                "had already been paid under another key, or with none: the store "
+                "deduplicates keys, not orders.",
                 key=focus.key,
                 order=order,
             ),
