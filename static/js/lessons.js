@@ -224,6 +224,12 @@ function startNextStep() {
     const target = evt.target.closest ? evt.target.closest("[data-next-step]") : null;
     if (target) nextStep();
   });
+  // The queue card's Next step submits a form of its own: a click that would leave a
+  // lesson just achieved asks first there too (this script's own click has asked).
+  document.addEventListener("click", function (evt) {
+    const onward = evt.target.closest ? evt.target.closest("[data-next-step-server][data-onward]") : null;
+    if (onward && evt.isTrusted && !mayLeave(onward, false)) evt.preventDefault();
+  }, true);
   // A card's copy of a lab's button (the retry lab's Run on its lesson card) is that action.
   document.addEventListener("click", function (evt) {
     const el = evt.target.closest

@@ -137,3 +137,22 @@ def test_the_job_preview_shows_the_chosen_job(page: Page, live_server: Any) -> N
     expect(page.locator("#queue-producer pre.job:visible")).to_contain_text('"invoice_id": "x"')
     page.locator("#job-select").select_option("43")
     expect(page.locator("#queue-producer pre.job:visible")).to_contain_text("send-invoice-43")
+
+
+def test_the_queue_cards_next_step_asks_before_leaving_a_lesson_just_achieved(
+    page: Page, live_server: Any
+) -> None:
+    """Queue lesson 2, achieved: Next step, clicked 2 s later, went straight on to lesson 3,
+    while the README (and the other labs' cards) ask first within 10 s."""
+    page.goto(f"{live_server.url}/lab/e2e-nu28n-{secrets.token_hex(4)}/queue?lesson=redelivery")
+    card = page.locator("#lesson")
+    card.get_by_role("button", name="Run the steps").click()
+    expect(card.locator(".checks li").first).to_have_class("met")
+    card.get_by_role("button", name="Apply the fix and run again").click()
+    expect(card.locator(".achieved")).to_be_visible()
+    card.locator("button.next-step").click()
+    expect(card.locator(".onward-ask")).to_contain_text("again to go on")
+    page.wait_for_timeout(800)  # a deliberate press comes later than a bounce (600 ms)
+    expect(page.locator("#lesson-title")).to_contain_text("Redelivery after a crash")
+    card.locator("button.next-step").click()
+    expect(page.locator("#lesson-title")).to_contain_text("The producer enqueues the same job")
