@@ -70,7 +70,7 @@ class Scenario:
         """Whether the lab's ``settings`` (as :meth:`~.settings.Settings.as_dict` gives
         them) already hold every setting the fix changes, the fix not applied: Dedup
         ticked by hand. Never for a fix made of other clicks (``fix_clicks``)."""
-        return self.fix_clicks is None and fix_set_by_hand(self.settings, self.fix, settings)
+        return self.fix_clicks is None and self.holds_fix(settings)
 
 
 SCENARIOS: dict[str, Scenario] = {

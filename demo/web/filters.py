@@ -13,10 +13,9 @@ from .fix_badges import fix_badge
 
 
 def register(app: Flask) -> None:
-    """Install the filters (``money``, ``num``, ``duration``, ``step_name``, ``action``,
+    """Install the filters (``money``, ``duration``, ``step_name``, ``action``,
     ``lane_action``) and the globals ``badge`` and ``fix_badge`` on ``app``'s templates."""
     app.add_template_filter(money, "money")
-    app.add_template_filter(num, "num")
     app.add_template_filter(duration, "duration")
     app.add_template_filter(step_name_filter, "step_name")
     app.add_template_filter(action, "action")
@@ -29,15 +28,6 @@ def money(amount: int, currency: str) -> str:
     """``100000, "VND"`` → ``"100,000 VND"`` (amounts are in minor units), with the digit
     grouping of the page's language (``"100.000 VND"`` in Vietnamese)."""
     return f"{format_decimal(amount)} {currency}"
-
-
-def num(value: float, places: int | None = None) -> str:
-    """``10000`` → ``"10,000"``: a number with the digit grouping and decimal mark of the
-    page's language (``"10.000"``, ``"2,01"`` in Vietnamese), as :func:`money` writes
-    amounts; ``places`` fixes the decimals (``2.2, 2`` → ``"2.20"``)."""
-    if places is None:
-        return str(format_decimal(value))
-    return str(format_decimal(round(value, places), format="#,##0." + "0" * places))
 
 
 def duration(seconds: float) -> str:

@@ -69,13 +69,18 @@ def _lookup(message: str) -> str:
     return str(babel_gettext(message)) if has_request_context() else message
 
 
-def _number(value: float, places: int) -> str:
-    """A :class:`~demo.engine.text.Number` in the request's language: "14.094", "4,9"."""
+def number(value: float, places: int | None = None) -> str:
+    """``value`` with the digit grouping and decimal mark of the request's language
+    ("14,094" / "14.094", "4.9" / "4,9"): ``places`` decimals, or as many as it has.
+    Outside a request, in English. The templates' ``num`` filter and the core's
+    :class:`~demo.engine.text.Number` both write through it."""
     if not has_request_context():
-        return f"{value:,.{places}f}"
+        return f"{value:,.{places}f}" if places is not None else f"{value:,}"
+    if places is None:
+        return str(format_decimal(value))
     return str(
         format_decimal(
-            round(value, places), format="#,##0" + ("." + "0" * places if places else "")
+            round(value, places), format="#,##0" + "." + "0" * places if places else "#,##0"
         )
     )
 
@@ -92,6 +97,7 @@ def init(app: Flask) -> None:
     babel.domain_instance = _Domain(translation_directories=[str(TRANSLATIONS)])
     babel.init_app(app, locale_selector=language)
     app.jinja_env.filters["t"] = t
+    app.jinja_env.filters["num"] = number
     app.jinja_env.globals["LANGUAGES"] = LANGUAGES
     app.jinja_env.globals["current_language"] = lambda: str(get_locale())
-    set_translator(_lookup, _number)
+    set_translator(_lookup, number)
