@@ -37,3 +37,20 @@ def test_the_fix_alone_does_not_achieve(name: str) -> None:
     ws.open_lesson(name)
     ws.queue.play(name, fixed=True)
     assert name not in ws.achieved()
+
+
+def test_outbox_check_waits_for_the_resend_the_provider_drops() -> None:
+    """The relay's crash alone proves nothing yet: the check is met once its resend came
+    back from the provider as a repeat (one e-mail per key, with the resend seen)."""
+    ws = Workspace("t3")
+    ws.open_lesson("outbox")
+    ws.queue.play("outbox")
+    ws.apply_scenario("outbox", fixed=True, lab="queue")
+    clicks = SCENARIOS["outbox"].clicks_for(True)
+    with ws.queue.stepping:
+        for _ in clicks[:-1]:
+            ws.queue.play_next()
+    assert "outbox-once" not in ws.progress["outbox"].met
+    with ws.queue.stepping:
+        ws.queue.play_next()
+    assert "outbox-once" in ws.progress["outbox"].met

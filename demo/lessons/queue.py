@@ -93,7 +93,9 @@ QUEUE_PATH: tuple[Lesson, ...] = (
         Check("window", N_("Dedup on, a crash after the e-mail: sent twice"), crash_window),
         Check(
             "outbox-once",
-            N_("Outbox and provider dedup: a relay crash, still one e-mail per key"),
+            N_(
+                "Outbox and provider dedup: the relay crashes and resends, still one e-mail per key"
+            ),
             relay_crash_absorbed,
         ),
     ),

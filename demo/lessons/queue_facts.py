@@ -107,12 +107,15 @@ def crash_window(ev: Evidence) -> bool:
 
 
 def relay_crash_absorbed(ev: Evidence) -> bool:
-    """With the outbox and provider dedup, the relay crashed after sending and no key got
-    a second e-mail."""
-    return any(
-        e.relay_crashed and e.settings.get("outbox") and e.settings.get("provider_dedup")
-        for e in ev.work()
-    ) and each_key_once(ev)
+    """With the outbox and provider dedup, the relay crashed after sending, its resend
+    came back from the provider as a repeat (``dropped``), and no key got a second
+    e-mail. The crash alone is not enough: the point is the resend the provider absorbs."""
+    outbox = [e for e in ev.work() if e.settings.get("outbox") and e.settings.get("provider_dedup")]
+    crashed = any(e.relay_crashed for e in outbox)
+    resent = any(
+        s.name == "relay send" and s.detail.get("dropped") for e in outbox for s in e.steps
+    )
+    return crashed and resent and each_key_once(ev)
 
 
 def simulated(ev: Evidence, mode: str, *, duplicates: bool) -> bool:
