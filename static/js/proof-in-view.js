@@ -162,18 +162,15 @@ function pointToOutcome() {
   const button = byId("to-outcome");
   const headline = document.querySelector("#explain .headline");
   if (!button) return;
-  // Paused lanes are the answer in step mode (the step card is on screen with them), but
-  // once a lane has run to its end, its request's answer is the outcome's.
-  const ended = document.querySelector("#step .step-lane.finished") !== null;
-  const stepping = !ended && document.querySelector("#step [data-step-label]") !== null;
+  // Paused lanes are the answer in step mode (the step card is on screen with them), and a
+  // lane run to its end shows its own answer ("finished: CHARGED"): while any lane is still
+  // paused there is no pointer, which would cover the Lock switch or the stepped code.
+  const stepping = document.querySelector("#step [data-step-label]") !== null;
   if (stepping || !headline || inView("#explain .headline")) {
     button.hidden = true;
     return;
   }
   const above = headline.getBoundingClientRect().bottom <= 0;
-  // A lane still paused: the step card's code fills the right column's bottom, so the
-  // pointer moves to the left edge rather than cover the line being stepped.
-  button.classList.toggle("left", document.querySelector("#step [data-step-label]") !== null);
   // "DOUBLE CHARGE"; a sentence (the queue's "Enqueue: job … in the queue.") loses its stop.
   const outcome = headline.textContent.trim().split(" — ")[0].replace(/\.$/, "");
   point(button, "#explain .headline", above, outcome + " — " + button.dataset.see);

@@ -100,9 +100,9 @@ def test_a_lane_run_to_its_end_below_the_fold_is_pointed_to_and_told_as_the_race
     expect(page.locator(".lane-A.finished")).to_contain_text("CHARGED", timeout=20_000)
     headline = page.locator("#explain .headline")
     expect(headline).to_have_text("DOUBLE CHARGE — two requests with one key both charged order 42")
-    pointer = page.locator("#to-outcome")
-    expect(pointer).to_have_text("↓ DOUBLE CHARGE — see the answer", timeout=20_000)
-    pointer.click()
+    # B still paused: no floating pointer (it sat on the Lock switch), a link in A's lane.
+    expect(page.locator("#to-outcome")).to_be_hidden()
+    page.locator(".lane-A").get_by_role("link", name="What just happened ↓").click()
     expect(headline).to_be_in_viewport(ratio=1)
     page.get_by_role("button", name="Release all").click()
     expect(page.locator("#step [data-step-label]")).to_have_count(0)

@@ -75,20 +75,30 @@ def test_the_pointer_to_the_answer_leaves_the_stepped_code_uncovered(
     page: Page, live_server: Any
 ) -> None:
     """Lesson 5 at 1280x720, A run to its end while B is paused: "↓ CHARGED — see the
-    answer" sat at the bottom right, over the step card's code."""
+    answer" sat at the bottom right, over the step card's code; moved to the left, it sat
+    on the server's Lock and Step mode switches. While a lane is paused there is none: A's
+    lane shows its own answer."""
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{live_server.url}/lab/e2e-nu28p-{secrets.token_hex(4)}?lesson=slow-motion")
     page.locator("#lesson").get_by_role("button", name="Next step").click()
     expect(page.locator("[data-step-label=A]")).to_be_enabled()
     page.get_by_role("button", name="Run A to the end").click()
     expect(page.locator("#step .lane-A .ended")).to_be_visible()
+    expect(page.locator("#step .lane-A")).to_contain_text("finished: CHARGED")
     page.locator("#step pre.code").scroll_into_view_if_needed()
+    page.locator("#lock").scroll_into_view_if_needed()
     pointer = page.locator("#to-outcome")
-    expect(pointer).to_be_visible()
-    expect(pointer).to_contain_text("see the answer")
-    box, code = pointer.bounding_box(), page.locator("#step pre.code").bounding_box()
-    assert box and code
-    assert box["x"] + box["width"] <= code["x"] or box["x"] >= code["x"] + code["width"]
+    expect(pointer).to_be_hidden()
+    on_top = page.evaluate(
+        """() => { const b = document.getElementById("lock").getBoundingClientRect();
+                   const e = document.elementFromPoint(b.x + b.width / 2, b.y + b.height / 2);
+                   return e.closest("label, input") !== null; }"""
+    )
+    assert on_top, "something lies on top of the Lock switch"
+    page.get_by_role("button", name="Run B to the end").click()
+    expect(page.locator("[data-step-label]")).to_have_count(0)
+    expect(page.locator("#explain .headline")).to_contain_text("DOUBLE CHARGE")
+    expect(page.locator("#explain .headline")).to_be_in_viewport()
 
 
 def test_lesson_10s_fix_stays_on_screen_with_a_hint_shown(
