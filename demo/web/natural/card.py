@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...engine.text import N_, Text
-from ...natural.lab import NaturalLab
+from ...natural.lab import NaturalEntry, NaturalLab
 from ...natural.operations import OPERATIONS, START
 
 NATURAL = frozenset({"set_balance", "put_profile", "delete_item", "set_flag"})
@@ -73,17 +73,33 @@ def numbers(lab: NaturalLab, post: str) -> list[Numbers]:
         return [Numbers(N_("Final balance (B's 50 is the newest write)"),
                         50 if conditional else 100, delayed.result["final_balance"],
                         conditional, 50)]  # fmt: skip
-    pixels = [e.result for e in lab.requests() if e.action == "pixel" and e.result["post"] == post]
+    pixels = [e for e in lab.requests() if e.action == "pixel" and e.result["post"] == post]
     # The page's own first load is no step of the attendee's: wait for a repeat.
     if name == "tracking-pixel" and len(pixels) >= 2:
-        # No window: every GET counts; a window: one view per viewer (within it).
-        window = pixels[-1]["window_s"] > 0
-        viewers = {p["viewer"] for p in pixels if p["window_s"] > 0}
-        expected = sum(1 for p in pixels if p["window_s"] == 0) + len(viewers)
-        return [Numbers(N_("Views of post 42"), expected,
+        window = pixels[-1].result["window_s"] > 0
+        # Without a window the failure (a view per GET) differs from one view per viewer;
+        # with one, the window's own count is what the fix predicts (GETs counted before
+        # it was set by hand stay counted: no second "with the fix" number).
+        viewers = len({e.result["viewer"] for e in pixels})
+        return [Numbers(N_("Views of post 42"), expected_views(pixels),
                         lab.pixel.counts().get(post, 0), window,
-                        len({p["viewer"] for p in pixels}))]  # fmt: skip
+                        None if window else viewers)]  # fmt: skip
     return []
+
+
+def expected_views(pixels: list[NaturalEntry]) -> int:
+    """The views the rule predicts for these pixel GETs, oldest first: each counts unless
+    its dedup window (``window_s``, s, as it was at that GET) holds a counted view by the
+    same viewer ``at`` (lab clock, s) less than the window before (:mod:`demo.natural.pixel`)."""
+    last: dict[int, float] = {}
+    views = 0
+    for e in pixels:
+        viewer, window_s = e.result["viewer"], e.result["window_s"]
+        before = last.get(viewer)
+        if window_s == 0 or before is None or e.at - before >= window_s:
+            views += 1
+            last[viewer] = e.at
+    return views
 
 
 def _balance(run: dict[str, Any]) -> int:
