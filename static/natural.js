@@ -87,12 +87,19 @@ function advance(seconds) {
   }).finally(refreshPixel);
 }
 
-// Unticking the fix's own switch: the card's "fix ON" badge says it was changed by hand.
+// Ticking or unticking the fix's own switch: the card's badge says what the switch holds
+// now, and "(set by hand)" or "(changed by hand)" when that is not what the card applied.
 document.addEventListener("change", function (evt) {
   const fixes = { "ops-dedup": "dedup", "lost-conditional": "conditional" };
   const fix = fixes[evt.target.id];
-  const badge = document.querySelector(".fix-state[data-fix='" + fix + "'] .by-hand");
-  if (fix && badge) badge.hidden = evt.target.checked;
+  const badge = fix && document.querySelector(".fix-state[data-fix='" + fix + "']");
+  if (!badge) return;
+  const holds = evt.target.checked;
+  const fixed = badge.dataset.fixed === "1";
+  badge.classList.toggle("on", holds);
+  badge.classList.toggle("off", !holds);
+  const how = holds === fixed ? "" : " " + (holds ? badge.dataset.set : badge.dataset.changed);
+  badge.textContent = (holds ? badge.dataset.on : badge.dataset.off) + how;
 });
 
 // A row retried with other Attempts or Dedup than the fields now hold is from before the

@@ -201,8 +201,9 @@ def test_the_badge_says_the_fix_is_on_when_it_was_set_by_hand(
     assert "fix OFF" in card and "set by hand" not in card
     client.patch(f"/lab/{the_lab.id}/api/settings", json={"lock": True})
     card = section(page(client, the_lab.id, EN), "lesson")
-    assert "fix ON (set by hand)" in card and "fix OFF" not in card
-    assert "cách sửa: BẬT (bật bằng tay)" in section(page(client, the_lab.id, VI), "lesson")
+    assert "fix ON: Lock on (set by hand)" in card and "fix OFF" not in card
+    vi = section(page(client, the_lab.id, VI), "lesson")
+    assert "cách sửa: BẬT, Lock bật (bật bằng tay)" in vi
     client.patch(f"/lab/{the_lab.id}/api/settings", json={"lock": False})
     assert "fix OFF" in section(page(client, the_lab.id, EN), "lesson")
 

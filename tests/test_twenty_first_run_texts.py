@@ -48,9 +48,9 @@ def test_dedup_ticked_by_hand_is_the_queue_lessons_fix(client: FlaskClient, lab_
     assert RUN_BUTTON.search(html).group(1) == "0"  # type: ignore[union-attr]
     queue_post(client, "q21-hand", "settings", setting="dedup", dedup="on")
     html = page(client, "/lab/q21-hand/queue")
-    assert "fix ON (set by hand)" in html and "fix OFF" not in html
+    assert "fix ON: dedup (set by hand)" in html and "fix OFF" not in html
     assert RUN_BUTTON.search(html).group(1) == "1"  # type: ignore[union-attr]
-    assert "cách sửa: BẬT (bật bằng tay)" in page(client, "/lab/q21-hand/queue", VI)
+    assert "cách sửa: BẬT, dedup (bật bằng tay)" in page(client, "/lab/q21-hand/queue", VI)
     queue_post(client, "q21-hand", "run", scenario="duplicate-job", fixed="1")
     lab = lab_of("q21-hand")
     assert lab.queue.settings.dedup is True
@@ -105,7 +105,7 @@ def test_the_double_charge_a_payment_lesson_asked_for_is_evidence(
     # the card says so rather than turn red (the twenty-first run's second try).
     assert client.patch("/lab/p21-first/api/settings", json={"lock": True}).status_code == 200
     card = lesson_card(client, "p21-first")
-    assert "fix ON (set by hand)" in card and "MISMATCH" not in card
+    assert "fix ON: Lock on (set by hand)" in card and "MISMATCH" not in card
     assert "1 extra: the failure you caused, kept as evidence" in card
 
 

@@ -46,3 +46,55 @@ def test_the_pixel_window_set_by_hand_predicts_its_own_count(
     assert 'actual <strong class="n-actual">5</strong>' in card
     assert "n-intended" not in card
     assert "MISMATCH" not in card
+
+
+def _badge(html: str) -> str:
+    start = html.index('<span class="fix-state')
+    return html[html.index(">", start) + 1 : html.index("</span>", start)]
+
+
+def test_every_labs_badge_follows_a_fix_set_or_changed_by_hand(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Lessons achieved with the fix set by hand (Dedup, the window, the codes to retry,
+    the outbox) kept "fix OFF: …" over "expected with the fix"; the queue's lessons 1, 2
+    and 6 alone said "fix ON (set by hand)", without what the fix was."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu29-badges")
+    lab.open_lesson("retry-policy")
+    url = "/lab/nu29-badges/retries"
+    assert _badge(client.get(url, headers=EN).get_data(as_text=True)) == "fix OFF: retries a 400"
+    lab.retries.set_policy({"retry_on": list(lab.retries.scenario.fix_policy["retry_on"])[::-1]})
+    assert _badge(client.get(url, headers=EN).get_data(as_text=True)) == (
+        "fix ON: retryable codes only (set by hand)"
+    )
+    lab.open_lesson("outbox")
+    lab.queue.update_settings({"outbox": True, "provider_dedup": True})
+    html = client.get("/lab/nu29-badges/queue", headers=EN).get_data(as_text=True)
+    assert _badge(html) == "fix ON: an outbox (set by hand)"
+    lab.open_lesson("tracking-pixel")
+    lab.natural.update_settings({"pixel_dedup_window_s": 1800})
+    html = client.get("/lab/nu29-badges/natural", headers=EN).get_data(as_text=True)
+    assert _badge(html) == "fix ON: a 30 min dedup window (set by hand)"
+    lab.apply_scenario("tracking-pixel", fixed=True, lab="natural")
+    lab.natural.update_settings({"pixel_dedup_window_s": 0})
+    html = client.get("/lab/nu29-badges/natural", headers=EN).get_data(as_text=True)
+    assert _badge(html) == "fix OFF: every GET counts (changed by hand)"
+
+
+def test_the_outbox_note_on_a_fix_ticked_by_hand_goes_once_achieved_or_reset(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Queue lesson 4 achieved by hand: "The settings hold the fix, but the lab still holds
+    the first case: press Apply the fix…" stayed under "as expected", also after Reset
+    the queue lab had emptied it."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu29-outbox")
+    lab.open_lesson("outbox")
+    lab.queue.play("outbox")
+    lab.queue.update_settings({"outbox": True, "provider_dedup": True})
+    url = "/lab/nu29-outbox/queue"
+    note = "The settings hold the fix, but the lab still holds the first case"
+    assert note in client.get(url, headers=EN).get_data(as_text=True)
+    lab.queue.reset()
+    assert note not in client.get(url, headers=EN).get_data(as_text=True)

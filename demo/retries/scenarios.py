@@ -66,6 +66,14 @@ class Scenario:
         """The storm request, with the fix applied or not (empty: not a storm scenario)."""
         return {**self.storm, **(self.fix_storm if fixed else {})} if self.storm else {}
 
+    def holds_fix(self, policy: Mapping[str, Any], storm: Mapping[str, Any]) -> bool:
+        """Whether the lab's ``policy`` and last ``storm`` request hold what the fix
+        changes, applied or set by hand (the card's badge says which). A retry budget
+        counts whatever its numbers; a list (``retry_on``) as a set."""
+        wanted = [(v, policy.get(k)) for k, v in self.fix_policy.items()]
+        wanted += [(v, storm.get(k)) for k, v in self.fix_storm.items()]
+        return bool(wanted) and all(_same(want, have) for want, have in wanted)
+
     def expected(
         self, fixed: bool, run: Mapping[str, Any] | None, storm: Mapping[str, Any] | None
     ) -> list[dict[str, Any]]:
@@ -264,3 +272,11 @@ def scenario_names() -> tuple[str, ...]:
 
 
 UNKNOWN = Text("Scenarios are: %(names)s.", names=", ".join(SCENARIOS))
+
+
+def _same(want: Any, have: Any) -> bool:
+    if isinstance(want, Mapping):
+        return isinstance(have, Mapping)
+    if isinstance(want, (list, tuple)):
+        return isinstance(have, (list, tuple)) and set(want) == set(have)
+    return bool(want == have)

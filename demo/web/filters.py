@@ -9,7 +9,7 @@ from flask_babel import format_decimal
 from ..engine.text import N_, Text, translate
 from ..payments.requests import RequestEntry
 from ..payments.step_names import step_at
-from .fix_badges import fix_badge
+from .fix_badges import fix_badge, fix_words
 
 
 def register(app: Flask) -> None:
@@ -22,6 +22,7 @@ def register(app: Flask) -> None:
     app.add_template_filter(lane_action, "lane_action")
     app.add_template_global(badge, "badge")
     app.add_template_global(fix_badge, "fix_badge")
+    app.add_template_global(fix_words, "fix_words")
 
 
 def money(amount: int, currency: str) -> str:

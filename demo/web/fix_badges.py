@@ -28,6 +28,12 @@ FIX_BADGES: dict[str, tuple[str, str]] = {
 }
 
 
+def fix_words(scenario: str) -> tuple[str, str]:
+    """The badge's two texts for ``scenario`` (untranslated), fix off then on: what
+    ``templates/_partials/fix_state.html`` shows as the lab's settings hold it."""
+    return fix_badge(scenario, False), fix_badge(scenario, True)
+
+
 def fix_badge(scenario: str, fixed: bool) -> str:
     """The badge's words (untranslated: ``|t`` them) for ``scenario`` with its fix applied
     or not; a bare "fix ON" / "fix OFF" for a scenario without its own."""

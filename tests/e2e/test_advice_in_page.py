@@ -67,7 +67,7 @@ def test_after_lesson_4_by_hand_next_step_goes_on_and_keeps_the_evidence(
     button(page, "Double-submit").click()
     expect(card.locator('[data-check="lock-off-double"]')).to_have_class("met")
     page.locator("#lock").check()
-    expect(card.locator(".fix-state")).to_have_text("fix ON (set by hand)")
+    expect(card.locator(".fix-state")).to_have_text("fix ON: Lock on (set by hand)")
     # On the order already charged, both lanes replay: the panel says the way out.
     button(page, "Double-submit").click()
     expect(page.locator("#explain")).to_contain_text("press New order first")

@@ -54,7 +54,8 @@ def context(workspace: Workspace) -> dict[str, Any]:
         "last_operation": last.result["operation"] if last else None,
         "times": last.result["times"] if last else 3,
         "dedup": dedup,
-        "by_hand": _by_hand(lab, dedup, delayed.result if delayed else None),
+        "fix_holds": (holds := _holds(lab, dedup, delayed.result if delayed else None)),
+        "by_hand": lab.scenario is not None and holds != lab.fixed,
         "verdicts": verdicts(lab),
         "changes": changes,
         "start_text": start_text(),
@@ -91,17 +92,18 @@ def context(workspace: Workspace) -> dict[str, Any]:
     }
 
 
-def _by_hand(lab: NaturalLab, dedup: bool, delayed: dict[str, Any] | None) -> bool:
-    """Whether the fix is applied but its switch was since turned off by hand (the card's
-    badge says so rather than contradict the page)."""
-    if not lab.fixed or lab.scenario is None:
+def _holds(lab: NaturalLab, dedup: bool, delayed: dict[str, Any] | None) -> bool:
+    """Whether the lab holds the open scenario's fix now, applied or set by hand: the last
+    run's Dedup, the last delayed duplicate's If-Match, the pixel's window (the card's
+    badge follows it rather than contradict the page)."""
+    if lab.scenario is None:
         return False
     fix = lab.scenario.fix
     if fix == "dedup":
-        return not dedup
+        return dedup
     if fix == "conditional":
-        return delayed is not None and not delayed["conditional"]
-    return lab.pixel.window_s == 0
+        return bool(delayed["conditional"]) if delayed is not None else lab.fixed
+    return lab.pixel.window_s > 0
 
 
 def _path(workspace: Workspace) -> dict[str, Any]:

@@ -125,6 +125,7 @@ def page_context(workspace: Workspace) -> dict[str, Any]:
         "storm": storm,
         "chart": storm_chart(storm) if storm else None,
         "storm_form": storm_shown(state["storm_request"], STORM_DEFAULTS),
+        "storm_request": state["storm_request"],
         "models": MODELS,
         # The forms' min/max are the API's own ranges: one source for both.
         "policy_ranges": POLICY_RANGES,
