@@ -98,3 +98,26 @@ def test_the_outbox_note_on_a_fix_ticked_by_hand_goes_once_achieved_or_reset(
     assert note in client.get(url, headers=EN).get_data(as_text=True)
     lab.queue.reset()
     assert note not in client.get(url, headers=EN).get_data(as_text=True)
+
+
+def test_lesson_10s_crash_says_the_e_mail_went_out_inside_the_charge_step(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Lesson 10: "died after the gateway charged (at the step boundary after 'gateway
+    charge')" while the timeline showed "receipt e-mail em_0001 sent" before the crash."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu29-mail")
+    lab.open_lesson("email-once")
+    lab.apply_scenario("email-once")
+    lab.payments.create_charge(["k-mail-1"], b'{"order_id": "42", "amount": 100000}')
+    html = client.get("/lab/nu29-mail", headers=EN).get_data(as_text=True)
+    explain = html[html.index('id="explain"') :]
+    assert "CRASHED" in explain
+    assert "The receipt e-mail is sent inside the charge step: it went out before the crash." in (
+        explain
+    )
+    lab.apply_scenario("crash-window")  # no e-mail inline there: no such sentence
+    lab.payments.create_charge(["k-mail-2"], b'{"order_id": "42", "amount": 100000}')
+    html = client.get("/lab/nu29-mail", headers=EN).get_data(as_text=True)
+    explain = html[html.index('id="explain"') :]
+    assert "CRASHED" in explain and "inside the charge step" not in explain

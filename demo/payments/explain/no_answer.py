@@ -18,6 +18,13 @@ LEASE = N_(
 slow one?")."""
 
 
+EMAIL_IN_CHARGE = N_(
+    "The receipt e-mail is sent inside the charge step: it went out before the crash."
+)
+"""Said when the crashed request sent its e-mail inline: on the timeline the e-mail comes
+before a crash "after the gateway charge", which read as a contradiction."""
+
+
 def crashed(focus: RequestEntry, doubled: Collection[str] = ()) -> Explanation:
     """The instance died at a step boundary; the crash step's ``after`` names which.
     ``doubled``: the orders charged more than once (a retry that took over a crashed key
@@ -55,11 +62,15 @@ def crashed(focus: RequestEntry, doubled: Collection[str] = ()) -> Explanation:
             "client saw the connection drop: it cannot tell whether it paid."
         )
     )
+    # Sent inline, the e-mail is part of the charge step: on the timeline it comes before
+    # a crash "after the gateway charge", which read as a contradiction.
+    emailed = (EMAIL_IN_CHARGE,) if focus.step("email send") is not None else ()
     return Explanation(
         "error",
         N_("CRASHED — the instance died mid-request"),
         (
             Text(died, id=focus.id, step=step_name(step)),
+            *emailed,
             N_(
                 "Press Retry (it sends the same key) and watch what the store and the gateway "
                 "make of it."
