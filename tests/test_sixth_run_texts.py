@@ -87,10 +87,10 @@ def test_the_step_card_says_how_a_finished_lane_ended(language: str, words: str)
 def test_lesson_5_second_case_says_b_takes_the_lock_as_a_ends() -> None:
     """Finding 3: "Run A to its end, then step B on: it takes the lock" while B had taken it
     the moment A let go (the lane said "stopped after lock acquire")."""
-    text = SCENARIOS["slow-motion"].steps_for(True)[1]
-    assert "Run A to its end: B takes the lock at once." in text
+    text = SCENARIOS["slow-motion"].steps_for(True)[3]
+    assert text.startswith("Run A to its end: B takes the lock the moment A lets go")
     assert "then step B on: it takes the lock" not in text
-    assert "B lấy được lock ngay" in VI.gettext(text)
+    assert "B lấy được lock ngay khi A nhả" in VI.gettext(text)
 
 
 @pytest.mark.parametrize("language", ["en", "vi"])

@@ -144,13 +144,20 @@ SCENARIOS: dict[str, Scenario] = {
             fix_badges=(N_("fix OFF: Lock off"), N_("fix ON: Lock on")),
             fix_steps=(
                 N_("Press Double-submit: both requests stop at their first step."),
+                # One action or two a step: a paragraph of eight actions lost its reader.
+                N_("Step A twice, until it holds the lock (stopped after lock acquire)."),
                 N_(
-                    "Step A twice, until it holds the lock (stopped after lock acquire). Step "
-                    "B: it stops at the lock, about to wait for A's lock. Step B again: now B "
-                    "is blocked, waiting for A's lock. Run A to its end: B takes the lock at "
-                    "once. Step B on, one step a press: after lookup again (a hit: A's "
-                    "record), after the fingerprint check, at respond with its replay, then "
-                    "finished: REPLAYED."
+                    "Step B: it stops at the lock, about to wait for A's lock. Step B again: "
+                    "now B is blocked, waiting for A's lock."
+                ),
+                N_(
+                    "Run A to its end: B takes the lock the moment A lets go (its lane's wait "
+                    "counts all the time A held it, your pauses included)."
+                ),
+                N_(
+                    "Step B on, one step a press: after lookup again (a hit: A's record), "
+                    "after the fingerprint check, at respond with its replay, then finished: "
+                    "REPLAYED."
                 ),
             ),
         ),
