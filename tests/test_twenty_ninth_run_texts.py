@@ -121,3 +121,17 @@ def test_lesson_10s_crash_says_the_e_mail_went_out_inside_the_charge_step(
     html = client.get("/lab/nu29-mail", headers=EN).get_data(as_text=True)
     explain = html[html.index('id="explain"') :]
     assert "CRASHED" in explain and "inside the charge step" not in explain
+
+
+def test_a_long_lock_wait_is_written_as_the_lane_writes_it() -> None:
+    """Lesson 5: "waited 6655 ms" in What just happened beside "6,655 ms" on the lane."""
+    from demo.engine.text import translate
+    from demo.engine.timeline import Step
+    from demo.payments.explain.replayed import _waited
+    from demo.payments.requests import RequestEntry
+
+    focus = RequestEntry(2, "Double-submit B", started=10.0, key="k")
+    focus.steps += [Step("lock acquire", 6655.4, {"waited_ms": 6655.4})]
+    said = _waited(focus, [focus])
+    assert said is not None
+    assert "It waited 6,655 ms for the per-key lock" in translate(said)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...engine.stepping import PAUSED_MS
-from ...engine.text import N_, Text
+from ...engine.text import N_, Number, Text
 from ..gateway import LedgerSummary
 from ..requests import RequestEntry
 from ..settings import Settings
@@ -159,7 +159,7 @@ def _waited(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Text | None
         return None
     first = overlapping_charger(focus, entries)
     who: str | Text = f"#{first.id}" if first else Text("the first request")
-    ms = f"{waited:.0f}"
+    ms = Number(round(waited))
     if first is not None and _paused_holding_lock(first):
         # In step mode the wait is the attendee's doing: the holder stood paused.
         return Text(
