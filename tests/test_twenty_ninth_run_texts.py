@@ -135,3 +135,15 @@ def test_a_long_lock_wait_is_written_as_the_lane_writes_it() -> None:
     said = _waited(focus, [focus])
     assert said is not None
     assert "It waited 6,655 ms for the per-key lock" in translate(said)
+
+
+def test_retry_lesson_4_says_which_strategy_menu_the_storm_reads(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Retry lesson 4 spoke of exponential backoff while the first screen's policy read
+    "full_jitter": the storm's own Strategy sits under the policy, below the fold."""
+    registry: LabRegistry = app.extensions["labs"]
+    registry.get("nu29-jitter").open_lesson("jitter")
+    html = client.get("/lab/nu29-jitter/retries", headers=EN).get_data(as_text=True)
+    card = html[html.index('id="lesson"') : html.index("</section>", html.index('id="lesson"'))]
+    assert "the storm form&#39;s own Strategy, under the policy" in card

@@ -206,7 +206,12 @@ SCENARIOS: dict[str, Scenario] = {
             "jitter",
             N_("Backoff without jitter"),
             N_("100 clients retry against one record: see the synchronised waves."),
-            (N_("Press Storm: 100 clients contend, retrying with exponential backoff."),),
+            (
+                N_(
+                    "Press Storm: 100 clients contend, retrying with exponential backoff (the "
+                    "storm form's own Strategy, under the policy: the policy's is one client's)."
+                ),
+            ),
             N_(
                 "Clients that failed together back off by the same amounts and collide again, "
                 "round after round: most of their calls are wasted."
