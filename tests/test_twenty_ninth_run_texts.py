@@ -147,3 +147,21 @@ def test_retry_lesson_4_says_which_strategy_menu_the_storm_reads(
     html = client.get("/lab/nu29-jitter/retries", headers=EN).get_data(as_text=True)
     card = html[html.index('id="lesson"') : html.index("</section>", html.index('id="lesson"'))]
     assert "the storm form&#39;s own Strategy, under the policy" in card
+
+
+def test_dedup_ticked_on_top_of_the_first_case_says_to_start_afresh(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Queue lesson 1: Dedup ticked by hand after the first case, then its steps followed
+    as written: a third e-mail ("expected 1 actual 3") and the check unmet, with nothing
+    on the card saying the first case's e-mails were still there."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu29-afresh")
+    lab.open_lesson("redelivery")
+    lab.queue.play("redelivery")
+    lab.queue.update_settings({"dedup": True})
+    url = "/lab/nu29-afresh/queue"
+    note = "The lab still holds the first case's e-mails, sent before the fix"
+    assert note in client.get(url, headers=EN).get_data(as_text=True)
+    lab.queue.reset()  # afresh: nothing sent before the fix
+    assert note not in client.get(url, headers=EN).get_data(as_text=True)

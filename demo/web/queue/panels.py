@@ -70,6 +70,10 @@ def panels_context(lab: Workspace) -> dict[str, Any]:
         "scenario": queue.scenario,
         "fixed": queue.fixed,
         "played": queue.played,
+        # E-mails sent before the fix was ticked by hand: the steps with it, done on top,
+        # only add to them (the card says to start afresh first).
+        "before_fix": queue.scenario is not None
+        and any(e.emails and not queue.scenario.holds_fix(e.settings) for e in entries),
         "messages": _messages(state["messages"], now)[-TABLE_ROWS:],
         "more_messages": max(len(state["messages"]) - TABLE_ROWS, 0),
         "dedup": state["dedup"][-TABLE_ROWS:],
