@@ -206,8 +206,13 @@ function watchAchievement() {
   // Before and after one swap, in the same task (a second answer's swap can come before
   // the first one's settle).
   document.body.addEventListener("htmx:beforeSwap", function () { before = achieved(); });
-  document.body.addEventListener("htmx:afterSwap", function () {
-    if (!before && achieved()) achievedAt = Date.now();
+  // The queue card's last step shown again in a lesson achieved earlier (its Next step
+  // now goes on): a press too many right after it asks too, as on the payment card.
+  document.body.addEventListener("htmx:afterSwap", function (evt) {
+    const stepped = evt.detail.requestConfig &&
+      evt.detail.requestConfig.elt.querySelector("[data-next-step-server]:not([data-onward])");
+    const lastShown = stepped && document.querySelector("[data-next-step-server][data-onward]");
+    if ((!before || lastShown) && achieved()) achievedAt = Date.now();
     before = achieved();
     if (askedAt !== 0 && Date.now() - askedAt < ASK_MS) showAsk();
   });

@@ -22,3 +22,31 @@ def test_the_operations_badge_follows_dedup_ticked_by_hand(page: Page, live_serv
     expect(badge).to_have_class("fix-state on")
     page.locator("#ops-dedup").uncheck()
     expect(badge).to_have_text("fix OFF: no dedup")
+
+
+def test_a_queue_lesson_achieved_earlier_asks_after_its_last_step_shown_again(
+    page: Page, live_server: Any
+) -> None:
+    """Queue lesson 1, achieved, opened again: Next step ran its four steps, then the fifth
+    press went straight to lesson 2, without the "The steps are done" question the README
+    promises (and the operations lab asks)."""
+    lab_id = f"e2e-nu29q-{secrets.token_hex(4)}"
+    lab = live_server.lab(lab_id)
+    lab.open_lesson("redelivery")
+    lab.queue.play("redelivery")
+    lab.apply_scenario("redelivery", fixed=True, lab="queue")
+    lab.queue.play("redelivery", fixed=True)
+    assert "redelivery" in lab.achieved()
+    page.goto(f"{live_server.url}/lab/{lab_id}/queue?lesson=redelivery")
+    card = page.locator("#lesson")
+    expect(card.locator(".achieved")).to_be_visible()
+    for n in range(1, 5):
+        page.locator("#next-step").click()
+        expect(card.locator(".lesson-actions")).to_be_visible()
+        if n < 4:
+            expect(page.locator("#next-step")).to_have_attribute("title", f"Step {n + 1} of 4")
+    onward = card.locator("[data-next-step-server][data-onward]")
+    expect(onward).to_be_visible()
+    onward.click()
+    expect(card.locator(".onward-ask")).to_contain_text("Press Next step (.) again to go on")
+    expect(page.locator("#lesson-title")).to_contain_text("Redelivery after a crash")
