@@ -50,3 +50,28 @@ def test_a_queue_lesson_achieved_earlier_asks_after_its_last_step_shown_again(
     onward.click()
     expect(card.locator(".onward-ask")).to_contain_text("Press Next step (.) again to go on")
     expect(page.locator("#lesson-title")).to_contain_text("Redelivery after a crash")
+
+
+@pytest.mark.parametrize(
+    ("path", "card", "button"),
+    [
+        ("?lesson=race", "#lesson", "#order-form"),
+        ("/queue?lesson=redelivery", "#lesson", "#queue-producer"),
+        ("/retries?lesson=retry-policy", "#lesson", "#run"),
+    ],
+)
+def test_at_phone_width_the_lesson_card_comes_first(
+    browser: Any, live_server: Any, path: str, card: str, button: str
+) -> None:
+    """At 390 px the lesson card stood under the whole controls column: 2,916 px down on
+    the payment lab, about 1,700-1,900 px on the retry and queue labs. It comes first
+    now, under the lessons path; what it has you press, or what it answered, next."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.goto(f"{live_server.url}/lab/e2e-nu29ph-{secrets.token_hex(4)}{path}")
+    top = page.locator(card).evaluate("e => e.getBoundingClientRect().top + scrollY")
+    assert top < 700, top
+    after = page.locator(button).evaluate("e => e.getBoundingClientRect().top + scrollY")
+    assert after > top
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    context.close()
