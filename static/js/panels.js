@@ -17,8 +17,8 @@ function keepNewest(evt) {
   if (match && Number(match[1]) < Number(current.dataset.version)) evt.detail.shouldSwap = false;
 }
 
-// Another tab switched this lab's scenario, language or presenter mode: this page is
-// stale, start over. Not while this page is leaving for the next (it pressed Next lesson,
+// Another tab switched this lab's scenario, its fix (the form's key with it), language or
+// presenter mode: this page is stale, start over. Not while this page is leaving for the next (it pressed Next lesson,
 // say): a swap that lands meanwhile shows the lab its own press changed, not another tab.
 let leaving = false;
 window.addEventListener("beforeunload", function () { leaving = true; });
@@ -34,11 +34,13 @@ function reloadIfStale() {
   if (!panels || !layout || !page) return;
   const present = page.classList.contains("present") ? "true" : "false";
   if (panels.dataset.scenario !== layout.dataset.scenario ||
+      panels.dataset.fixed !== layout.dataset.fixed ||
       panels.dataset.lang !== document.documentElement.lang ||
       panels.dataset.present !== present) {
     // A lesson or scenario opened elsewhere started the lab afresh: what this page showed
     // (a paused request, the ledger) is gone, and the page after the reload says why.
-    if (panels.dataset.scenario && panels.dataset.scenario !== layout.dataset.scenario) {
+    if (panels.dataset.scenario && (panels.dataset.scenario !== layout.dataset.scenario ||
+        panels.dataset.fixed !== layout.dataset.fixed)) {
       try { sessionStorage.setItem(AFRESH, "1"); } catch (e) { /* storage off: no notice */ }
     }
     window.location.reload();

@@ -75,3 +75,25 @@ def test_at_phone_width_the_lesson_card_comes_first(
     assert after > top
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     context.close()
+
+
+def test_a_fix_applied_in_another_tab_reaches_this_tabs_form(
+    browser: Any, live_server: Any
+) -> None:
+    """Lesson 1 in two tabs: tab A pressed Apply the fix; tab B's card turned to "fix ON:
+    a stable key", but its key field still read "(no key is sent)", and its Double-submit
+    charged twice with no key until a reload."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    url = f"{live_server.url}/lab/e2e-nu29tabs-{secrets.token_hex(4)}?lesson=double-click"
+    tab_a, tab_b = context.new_page(), context.new_page()
+    tab_a.goto(url)
+    tab_b.goto(url)
+    expect(tab_b.locator("#idempotency-key")).to_have_value("")
+    tab_a.locator("#lesson button[form='lesson-apply-fix']").click()
+    expect(tab_a.locator("#lesson .fix-state")).to_have_text("fix ON: a stable key")
+    tab_b.evaluate("() => htmx.trigger(document.body, 'lab-refresh')")
+    expect(tab_b.locator("#lesson .fix-state")).to_have_text("fix ON: a stable key")
+    expect(tab_b.locator("#idempotency-key")).to_have_value("t1:u7:pay:order-42:v1")
+    tab_b.get_by_role("button", name="Double-submit", exact=True).click()
+    expect(tab_b.locator("#ledger")).to_contain_text("charged 1")
+    context.close()
