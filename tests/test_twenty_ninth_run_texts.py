@@ -165,3 +165,21 @@ def test_dedup_ticked_on_top_of_the_first_case_says_to_start_afresh(
     assert note in client.get(url, headers=EN).get_data(as_text=True)
     lab.queue.reset()  # afresh: nothing sent before the fix
     assert note not in client.get(url, headers=EN).get_data(as_text=True)
+
+
+def test_the_last_retry_lesson_says_the_chapter_is_done(app: Flask, client: FlaskClient) -> None:
+    """The retry lab never said its chapter was done, as the operations and queue labs do."""
+    from test_retries_lessons import LAB, apply_fix, open_lesson, press
+
+    from demo.retries.scenarios import SCENARIOS as RETRY_SCENARIOS
+
+    for n, name in enumerate(RETRY_SCENARIOS, 1):
+        open_lesson(client, name)
+        for fixed in (False, True):
+            if fixed:
+                apply_fix(client, name)
+            for action in RETRY_SCENARIOS[name].script:
+                press(client, action)
+        html = client.get(f"{LAB}/retries", headers=EN).get_data(as_text=True)
+        last = n == len(RETRY_SCENARIOS)
+        assert ("All done: every retry lesson achieved (5 of 5)." in html) == last
