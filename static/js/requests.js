@@ -259,8 +259,12 @@ function showNextKey() {
   }
   else if (field.value === stable) {
     // The amount too: the same key with another amount is a 409, not a replay.
+    // As the body carries it: "1e3" goes out as 1000; an empty field as nothing to charge.
     const amount = byId("amount");
-    text = t("next_key_stable").replace("{key}", field.value).replace("{amount}", amount ? amount.value : "");
+    const sent = amount ? valueOf(amount, amount.value) : "";
+    text = sent === ""
+      ? t("next_key_stable_no_amount").replace("{key}", field.value)
+      : t("next_key_stable").replace("{key}", field.value).replace("{amount}", String(sent));
     // The order charged under other keys only, or none (a request from outside the page):
     // the store never saw this one, so Retry would charge again, not replay.
     const charges = Array.from(document.querySelectorAll("#ledger tr[data-order='" + CSS.escape(order.value) + "']"));

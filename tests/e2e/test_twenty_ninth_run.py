@@ -97,3 +97,17 @@ def test_a_fix_applied_in_another_tab_reaches_this_tabs_form(
     tab_b.get_by_role("button", name="Double-submit", exact=True).click()
     expect(tab_b.locator("#ledger")).to_contain_text("charged 1")
     context.close()
+
+
+def test_the_line_under_the_key_says_the_amount_as_the_body_carries_it(
+    page: Page, live_server: Any
+) -> None:
+    """ "(amount )" with the Amount field empty, and "(amount 1e3)" while the server got
+    1000."""
+    page.goto(f"{live_server.url}/lab/e2e-nu29amt-{secrets.token_hex(4)}")
+    line = page.locator("#key-next")
+    page.locator("#amount").fill("1e3")
+    expect(line).to_contain_text("t1:u7:pay:order-42:v1 (amount 1000)")
+    page.locator("#amount").fill("")
+    expect(line).to_contain_text("with no amount (the server refuses it: 422)")
+    expect(line).not_to_contain_text("(amount )")
