@@ -3,8 +3,7 @@
 A scenario sets the lab's switches (and the client's, on the page), says what to click,
 and names the settings that fix it. ``script`` lists the page's buttons to click, in
 order, so "Run the steps" does with real clicks what the steps say. The shape of a card
-is :class:`~demo.payments.preset.Scenario`, re-exported here.
-"""
+is :class:`~demo.payments.preset.Scenario`, re-exported here."""
 
 from __future__ import annotations
 
@@ -144,21 +143,19 @@ SCENARIOS: dict[str, Scenario] = {
             fix_badges=(N_("fix OFF: Lock off"), N_("fix ON: Lock on")),
             fix_steps=(
                 N_("Press Double-submit: both requests stop at their first step."),
-                # One action or two a step: a paragraph of eight actions lost its reader.
                 N_("Step A twice, until it holds the lock (stopped after lock acquire)."),
                 N_(
-                    "Step B: it stops at the lock, about to wait for A's lock. Step B again: "
-                    "now B is blocked, waiting for A's lock."
-                ),
+                    "Step B: it stops at the lock, about to wait for A's lock. Step B again: now "
+                    "B is blocked, waiting for A's lock."
+                ),  # fmt: skip
                 N_(
                     "Run A to its end: B takes the lock the moment A lets go (its lane's wait "
                     "counts all the time A held it, your pauses included)."
                 ),
                 N_(
-                    "Step B on, one step a press: after lookup again (a hit: A's record), "
-                    "after the fingerprint check, at respond with its replay, then finished: "
-                    "REPLAYED."
-                ),
+                    "Step B on, one step a press: after lookup again (a hit: A's record), after "
+                    "the fingerprint check, at respond with its replay, then finished: REPLAYED."
+                ),  # fmt: skip
             ),
         ),
         Scenario(
