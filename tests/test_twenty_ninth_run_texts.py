@@ -183,3 +183,18 @@ def test_the_last_retry_lesson_says_the_chapter_is_done(app: Flask, client: Flas
         html = client.get(f"{LAB}/retries", headers=EN).get_data(as_text=True)
         last = n == len(RETRY_SCENARIOS)
         assert ("All done: every retry lesson achieved (5 of 5)." in html) == last
+
+
+def test_the_operations_timeline_gives_a_deduplicated_add_the_tables_verdict(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Operations lesson 1 with Dedup: the table said "made safe by the dedup record", the
+    timeline beside it "dedup on → … · needs a dedup record"."""
+    client.post(
+        "/lab/nu29-ops/natural/api/apply",
+        json={"operation": "add_balance", "times": 3, "dedup": True},
+    )
+    html = client.get("/lab/nu29-ops/natural", headers=EN).get_data(as_text=True)
+    timeline = html[html.index('id="natural-timeline"') :]
+    assert "made safe by the dedup record" in timeline
+    assert "needs a dedup record" not in timeline
