@@ -198,3 +198,23 @@ def test_the_operations_timeline_gives_a_deduplicated_add_the_tables_verdict(
     timeline = html[html.index('id="natural-timeline"') :]
     assert "made safe by the dedup record" in timeline
     assert "needs a dedup record" not in timeline
+
+
+def test_a_lane_stopped_after_lock_acquire_says_it_holds_the_lock(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Lesson 5's second case: every stop of a lane said something but "stopped after lock
+    acquire", where A takes the key's lock without a wait."""
+    from test_step_mode import quiet, requests, step
+
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu29-lock")
+    lab.payments.update_settings({"step_mode": True, "lock": True, "gateway_latency_ms": 0})
+    with requests(lab, 2):
+        step(lab, "A")
+        step(lab, "A")  # A past lock acquire: it holds the lock
+        quiet(lab)
+        html = client.get("/lab/nu29-lock", headers=EN).get_data(as_text=True)
+    lane = html[html.index("step-lane lane-A") :]
+    lane = lane[: lane.index("</li>")]
+    assert "it holds the key&#39;s lock" in lane or "it holds the key's lock" in lane

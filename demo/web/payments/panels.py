@@ -294,14 +294,17 @@ def _step_context(lab: Workspace) -> dict[str, Any]:
     return {"paused": paused, "finished": finished, "code_lines": handler_lines(), "at": at}
 
 
-def _waited(pause: dict[str, Any], entries: dict[int, RequestEntry]) -> Text | None:
-    """A lane stopped after ``lock acquire`` that had to wait for the lock: how long (ms),
-    from the step's ``waited_ms``; ``None`` anywhere else, or with no wait."""
+def _waited(pause: dict[str, Any], entries: dict[int, RequestEntry]) -> str | Text | None:
+    """A lane stopped after ``lock acquire``: how long (ms) it waited for the lock, from
+    the step's ``waited_ms``, else that it holds the lock now (a lane stopped there had no
+    word of it); ``None`` anywhere else."""
     entry = entries.get(pause["request"])
     acquired = entry.step("lock acquire") if entry is not None else None
     if not pause["waiting"] or pause["step"] != "lock acquire" or acquired is None:
         return None
-    return lock_waited(acquired.detail)
+    return lock_waited(acquired.detail) or N_(
+        "it holds the key's lock: another request with this key waits at it until it lets go"
+    )
 
 
 _STATES = {
