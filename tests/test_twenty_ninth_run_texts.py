@@ -218,3 +218,18 @@ def test_a_lane_stopped_after_lock_acquire_says_it_holds_the_lock(
     lane = html[html.index("step-lane lane-A") :]
     lane = lane[: lane.index("</li>")]
     assert "it holds the key&#39;s lock" in lane or "it holds the key's lock" in lane
+
+
+def test_a_queue_story_after_the_fix_says_it_tells_the_first_case(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Queue lesson 3 after Apply the fix: "The broker acks on receive… the message is
+    gone" beside a lab at at-least-once that had just PROCESSED the job."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu29-story")
+    lab.open_lesson("at-most-once")
+    html = client.get("/lab/nu29-story/queue", headers=EN).get_data(as_text=True)
+    assert "The first case, without the fix:" not in html
+    lab.apply_scenario("at-most-once", fixed=True, lab="queue")
+    html = client.get("/lab/nu29-story/queue", headers=EN).get_data(as_text=True)
+    assert '<p class="story"><b>The first case, without the fix:</b> ' in html
