@@ -233,3 +233,12 @@ def test_a_queue_story_after_the_fix_says_it_tells_the_first_case(
     lab.apply_scenario("at-most-once", fixed=True, lab="queue")
     html = client.get("/lab/nu29-story/queue", headers=EN).get_data(as_text=True)
     assert '<p class="story"><b>The first case, without the fix:</b> ' in html
+
+
+def test_lesson_3s_second_case_says_why_a_new_order_matters() -> None:
+    """Lesson 3's second case only asked to pay a new order: it read as busywork, with
+    nothing tying it to the 409 of the first case."""
+    from demo.payments.scenarios import SCENARIOS as PAYMENT_SCENARIOS
+
+    last = PAYMENT_SCENARIOS["key-reuse"].steps_for(True)[-1]
+    assert "Another amount is another intent: a new key, never the old one." in last
