@@ -66,7 +66,18 @@ function noticeResetElsewhere() {
   resetsSeen = resets;
 }
 
+// Another tab opened a lesson or a scenario, or left it: the card a poll brought names the
+// open one, and the header's menu follows (it read "free play" over an open lesson).
+function followScenarioMenu() {
+  const menu = byId("scenario-select");
+  if (!menu || document.activeElement === menu) return;
+  const card = document.querySelector("[data-scenario-open]");
+  const open = card ? card.dataset.scenarioOpen : "none";
+  if (Array.from(menu.options).some((option) => option.value === open)) menu.value = open;
+}
+
 function startPanels() {
+  document.body.addEventListener("htmx:afterSwap", followScenarioMenu);
   document.body.addEventListener("htmx:beforeSwap", keepNewest);
   document.body.addEventListener("htmx:afterSwap", reloadIfStale);
   document.body.addEventListener("htmx:beforeSwap", function () { // any swap may carry the panels

@@ -111,3 +111,25 @@ def test_the_line_under_the_key_says_the_amount_as_the_body_carries_it(
     page.locator("#amount").fill("")
     expect(line).to_contain_text("with no amount (the server refuses it: 422)")
     expect(line).not_to_contain_text("(amount )")
+
+
+def test_a_second_tabs_scenario_menu_follows_a_lesson_opened_elsewhere(
+    browser: Any, live_server: Any
+) -> None:
+    """Operations, two tabs: a lesson opened in one; the other's poll brought its card, and
+    its header's menu still read "free play"."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    url = f"{live_server.url}/lab/e2e-nu29menu-{secrets.token_hex(4)}"
+    tab_a, tab_b = context.new_page(), context.new_page()
+    tab_b.goto(f"{url}/natural")
+    expect(tab_b.locator("#scenario-select")).to_have_value("none")
+    tab_a.goto(f"{url}/natural?lesson=set-vs-add")
+    expect(tab_a.locator("#natural-lesson")).to_have_attribute("data-lesson", "set-vs-add")
+    tab_b.evaluate(
+        """() => { const poll = document.getElementById("natural-poll");
+        htmx.ajax("GET", poll.getAttribute("hx-get"),
+                  {target: "#natural-pixel", swap: "outerHTML"}); }"""
+    )
+    expect(tab_b.locator("#natural-lesson")).to_have_attribute("data-lesson", "set-vs-add")
+    expect(tab_b.locator("#scenario-select")).to_have_value("set-vs-add")
+    context.close()
