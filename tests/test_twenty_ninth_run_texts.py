@@ -64,9 +64,11 @@ def test_every_labs_badge_follows_a_fix_set_or_changed_by_hand(
     lab.open_lesson("retry-policy")
     url = "/lab/nu29-badges/retries"
     assert _badge(client.get(url, headers=EN).get_data(as_text=True)) == "fix OFF: retries a 400"
-    lab.retries.set_policy({"retry_on": list(lab.retries.scenario.fix_policy["retry_on"])[::-1]})
+    # 400 unticked alone: the case's 400 is no longer retried, and its check is met.
+    policy = lab.retries.scenario.policy["retry_on"]
+    lab.retries.set_policy({"retry_on": [code for code in policy if code != 400]})
     assert _badge(client.get(url, headers=EN).get_data(as_text=True)) == (
-        "fix ON: retryable codes only (set by hand)"
+        "fix ON: a 400 not retried (set by hand)"
     )
     lab.open_lesson("outbox")
     lab.queue.update_settings({"outbox": True, "provider_dedup": True})
@@ -162,7 +164,11 @@ def test_dedup_ticked_on_top_of_the_first_case_says_to_start_afresh(
     lab.queue.update_settings({"dedup": True})
     url = "/lab/nu29-afresh/queue"
     note = "The lab still holds the first case's e-mails, sent before the fix"
-    assert note in client.get(url, headers=EN).get_data(as_text=True)
+    html = client.get(url, headers=EN).get_data(as_text=True)
+    assert note in html
+    # The crash fired once and reads "none" now: the note names it.
+    said = html[html.index(note) : html.index("</p>", html.index(note))]
+    assert "Set Crash (once) to “after the record, before the ack”, in the settings." in said
     lab.queue.reset()  # afresh: nothing sent before the fix
     assert note not in client.get(url, headers=EN).get_data(as_text=True)
 
@@ -242,3 +248,46 @@ def test_lesson_3s_second_case_says_why_a_new_order_matters() -> None:
 
     last = PAYMENT_SCENARIOS["key-reuse"].steps_for(True)[-1]
     assert "Another amount is another intent: a new key, never the old one." in last
+
+
+def test_cards_with_the_fix_set_by_hand_list_the_fixs_steps(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Lesson 5 with the Lock ticked by hand kept the lock-off story ("Step B again: it
+    charges too") beside lanes at the lock; Operations lesson 1 with Dedup ticked and run
+    kept "the balance ends at 300" and "Then press Apply the fix"."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu29-steps")
+    lab.open_lesson("slow-motion")
+    lab.payments.update_settings({"lock": True})
+    html = client.get("/lab/nu29-steps", headers=EN).get_data(as_text=True)
+    steps = html[
+        html.index('class="lesson-steps"') : html.index("</ol>", html.index('class="lesson-steps"'))
+    ]
+    assert "Step A twice, until it holds the lock" in steps
+    assert "Step B again: it charges too" not in steps
+    lab.open_lesson("set-vs-add")
+    url = "/lab/nu29-steps/natural/api/apply"
+    client.post(url, json={"operation": "set_balance", "times": 3, "dedup": False})
+    client.post(url, json={"operation": "add_balance", "times": 3, "dedup": False})
+    assert lab.progress["set-vs-add"].met  # the failure seen first
+    client.post(url, json={"operation": "add_balance", "times": 3, "dedup": True})
+    html = client.get("/lab/nu29-steps/natural", headers=EN).get_data(as_text=True)
+    steps = html[
+        html.index('class="lesson-steps"') : html.index("</ol>", html.index('class="lesson-steps"'))
+    ]
+    assert "Then press Apply the fix" not in steps
+    assert "ends at 300" not in steps
+
+
+def test_the_queue_cards_expected_line_says_it_is_the_fixs(app: Flask, client: FlaskClient) -> None:
+    """Queue lesson 1: "Expected: One e-mail for invoice:42:email." under the steps that
+    make two, read as the prediction for them."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu29-expected")
+    lab.open_lesson("redelivery")
+    html = client.get("/lab/nu29-expected/queue", headers=EN).get_data(as_text=True)
+    assert "Expected with the fix: One e-mail for invoice:42:email." in html
+    lab.apply_scenario("redelivery", fixed=True, lab="queue")
+    html = client.get("/lab/nu29-expected/queue", headers=EN).get_data(as_text=True)
+    assert "Expected: One e-mail for invoice:42:email." in html

@@ -95,8 +95,8 @@ SCENARIOS: dict[str, Scenario] = {
                 ),
                 N_("Press New order: a new intent, a new key."),
                 N_(
-                    "Press Pay: the new order charges once under its new key (nothing is stored "
-                    "for it yet). Another amount is another intent: a new key, never the old one."
+                    "Press Pay: the new order's first request charges once under its new key. "
+                    "Another amount is another intent: a new key, never the old one."
                 ),
             ),
             fix_goal=N_("Give a new order its own key and see it charge once."),

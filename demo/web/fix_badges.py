@@ -13,7 +13,7 @@ FIX_BADGES: dict[str, tuple[str, str]] = {
     "lost-update": (N_("fix OFF: unconditional writes"), N_("fix ON: If-Match")),
     "tracking-pixel": (N_("fix OFF: every GET counts"), N_("fix ON: a 30 min dedup window")),
     # Retries
-    "retry-policy": (N_("fix OFF: retries a 400"), N_("fix ON: retryable codes only")),
+    "retry-policy": (N_("fix OFF: retries a 400"), N_("fix ON: a 400 not retried")),
     "lost-response-retry": (N_("fix OFF: a new key per attempt"), N_("fix ON: the same key")),
     "retry-after": (N_("fix OFF: Retry-After ignored"), N_("fix ON: Retry-After respected")),
     "jitter": (N_("fix OFF: no jitter"), N_("fix ON: full jitter")),

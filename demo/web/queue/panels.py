@@ -12,7 +12,7 @@ from ...engine.text import N_, Text
 from ...lessons import CHAPTERS, Lesson
 from ...queue.explain import explain
 from ...queue.jobs import EXAMPLE
-from ...queue.scenarios import NEXT_JOB, POISON_JOB, SCENARIOS
+from ...queue.scenarios import NEXT_JOB, POISON_JOB, SCENARIOS, Scenario
 from ...workspace import Workspace
 from ..filters import duration
 from .chart import semantics_chart
@@ -74,6 +74,7 @@ def panels_context(lab: Workspace) -> dict[str, Any]:
         # only add to them (the card says to start afresh first).
         "before_fix": queue.scenario is not None
         and any(e.emails and not queue.scenario.holds_fix(e.settings) for e in entries),
+        "rearm": _rearm(queue.scenario),
         "messages": _messages(state["messages"], now)[-TABLE_ROWS:],
         "more_messages": max(len(state["messages"]) - TABLE_ROWS, 0),
         "dedup": state["dedup"][-TABLE_ROWS:],
@@ -190,3 +191,13 @@ def _lesson_context(lab: Workspace) -> dict[str, Any]:
         "achieved_count": sum(1 for item in chapter if item.name in achieved),
         "scenarios_by_name": SCENARIOS,
     }
+
+
+def _rearm(scenario: Scenario | None) -> Text | None:
+    """The case's crash, named as its step names it: it fires once, so a lab reset by hand
+    needs it set again (the card said only "set the case's settings again")."""
+    crash = scenario.settings.get("crash_at") if scenario is not None else None
+    if crash is None or crash == "none":
+        return None
+    where = Text(CRASH_POINTS[crash])
+    return Text("Set Crash (once) to “%(where)s”, in the settings.", where=where)
