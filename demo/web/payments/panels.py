@@ -302,9 +302,8 @@ def _waited(pause: dict[str, Any], entries: dict[int, RequestEntry]) -> str | Te
     acquired = entry.step("lock acquire") if entry is not None else None
     if not pause["waiting"] or pause["step"] != "lock acquire" or acquired is None:
         return None
-    return lock_waited(acquired.detail) or N_(
-        "it holds the key's lock: another request with this key waits at it until it lets go"
-    )
+    # Short: a third line under the lane moved the Step buttons below it.
+    return lock_waited(acquired.detail) or N_("it holds the key's lock")
 
 
 _STATES = {
