@@ -291,3 +291,20 @@ def test_the_queue_cards_expected_line_says_it_is_the_fixs(app: Flask, client: F
     lab.apply_scenario("redelivery", fixed=True, lab="queue")
     html = client.get("/lab/nu29-expected/queue", headers=EN).get_data(as_text=True)
     assert "Expected: One e-mail for invoice:42:email." in html
+
+
+def test_the_queue_fixs_steps_say_what_to_set_first_by_hand(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Queue lesson 1: "The steps with the fix" listed the same four clicks, and never said
+    to turn Dedup on or set the crash again, so the fixed case could not be run by hand."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu29-fixsteps")
+    lab.open_lesson("redelivery")
+    lab.queue.play("redelivery")
+    html = client.get("/lab/nu29-fixsteps/queue", headers=EN).get_data(as_text=True)
+    steps = html[
+        html.index('class="fix-steps"') : html.index("</details>", html.index('class="fix-steps"'))
+    ]
+    assert "By hand, first press Reset the queue lab and set in the settings what The fix" in steps
+    assert "Set Crash (once) to “after the record, before the ack”, in the settings." in steps
