@@ -9,19 +9,18 @@ from flask_babel import format_decimal
 from ..engine.text import N_, Text, translate
 from ..payments.requests import RequestEntry
 from ..payments.step_names import step_at
-from .fix_badges import fix_badge, fix_words
+from .fix_badges import fix_words
 
 
 def register(app: Flask) -> None:
     """Install the filters (``money``, ``duration``, ``step_name``, ``action``,
-    ``lane_action``) and the globals ``badge`` and ``fix_badge`` on ``app``'s templates."""
+    ``lane_action``) and the globals ``badge`` and ``fix_words`` on ``app``'s templates."""
     app.add_template_filter(money, "money")
     app.add_template_filter(duration, "duration")
     app.add_template_filter(step_name_filter, "step_name")
     app.add_template_filter(action, "action")
     app.add_template_filter(lane_action, "lane_action")
     app.add_template_global(badge, "badge")
-    app.add_template_global(fix_badge, "fix_badge")
     app.add_template_global(fix_words, "fix_words")
 
 

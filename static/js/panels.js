@@ -18,8 +18,9 @@ function keepNewest(evt) {
 }
 
 // Another tab switched this lab's scenario, its fix (the form's key with it), language or
-// presenter mode: this page is stale, start over. Not while this page is leaving for the next (it pressed Next lesson,
-// say): a swap that lands meanwhile shows the lab its own press changed, not another tab.
+// presenter mode: this page is stale, start over. Not while this page is leaving for the
+// next (it pressed Next lesson, say): a swap that lands meanwhile shows the lab its own
+// press changed, not another tab.
 let leaving = false;
 window.addEventListener("beforeunload", function () { leaving = true; });
 document.addEventListener("submit", function (evt) {
@@ -33,14 +34,14 @@ function reloadIfStale() {
   const page = byId("page");
   if (!panels || !layout || !page) return;
   const present = page.classList.contains("present") ? "true" : "false";
-  if (panels.dataset.scenario !== layout.dataset.scenario ||
-      panels.dataset.fixed !== layout.dataset.fixed ||
+  const case_ = panels.dataset.scenario !== layout.dataset.scenario ||
+    panels.dataset.fixed !== layout.dataset.fixed;
+  if (case_ ||
       panels.dataset.lang !== document.documentElement.lang ||
       panels.dataset.present !== present) {
     // A lesson or scenario opened elsewhere started the lab afresh: what this page showed
     // (a paused request, the ledger) is gone, and the page after the reload says why.
-    if (panels.dataset.scenario && (panels.dataset.scenario !== layout.dataset.scenario ||
-        panels.dataset.fixed !== layout.dataset.fixed)) {
+    if (panels.dataset.scenario && case_) {
       try { sessionStorage.setItem(AFRESH, "1"); } catch (e) { /* storage off: no notice */ }
     }
     window.location.reload();

@@ -18,7 +18,7 @@ from ..filters import duration
 from .chart import semantics_chart
 from .code import code_view
 from .sequence import diagram
-from .steps import scenario_steps
+from .steps import crash_step, scenario_steps
 from .words import (
     CRASH_POINTS,
     MEASURES,
@@ -199,5 +199,4 @@ def _rearm(scenario: Scenario | None) -> Text | None:
     crash = scenario.settings.get("crash_at") if scenario is not None else None
     if crash is None or crash == "none":
         return None
-    where = Text(CRASH_POINTS[crash])
-    return Text("Set Crash (once) to “%(where)s”, in the settings.", where=where)
+    return crash_step(crash)

@@ -24,6 +24,13 @@ def scenario_steps(scenario: Scenario, fixed: bool) -> list[Text]:
     return [_step(kind, arg, times) for (kind, arg), times in runs]
 
 
+def crash_step(crash_at: str) -> Text:
+    """The step that arms the crash ``crash_at`` (a key of ``CRASH_POINTS``)."""
+    return Text(
+        "Set Crash (once) to “%(where)s”, in the settings.", where=Text(CRASH_POINTS[crash_at])
+    )
+
+
 def _step(kind: str, arg: Any, times: int) -> Text:
     if kind == "enqueue":
         return Text("Choose the job %(job)s and press Enqueue.", job=arg["id"])
@@ -35,8 +42,7 @@ def _step(kind: str, arg: Any, times: int) -> Text:
         return Text("Press +%(seconds)s s on the lab clock: past the visibility timeout.",
                     seconds=arg)  # fmt: skip
     if kind == "settings" and "crash_at" in arg:
-        return Text("Set Crash (once) to “%(where)s”, in the settings.",
-                    where=Text(CRASH_POINTS[arg["crash_at"]]))  # fmt: skip
+        return crash_step(arg["crash_at"])
     if kind == "simulate":
         return Text(
             "In the simulator: %(mode)s, %(messages)s messages, loss %(loss)s, ack loss "
