@@ -128,6 +128,9 @@ def test_the_operations_card_keeps_its_buttons_on_the_first_screen(
     lab_id = f"e2e-nu26o-{secrets.token_hex(4)}"
     page.goto(f"{live_server.url}/lab/{lab_id}/natural?lesson=set-vs-add")
     reset = page.locator("#natural-lesson button[form=natural-reset]")
+    # The link's offer is pressed by the page, which then loads again: measure that one.
+    expect(page.locator("#offer")).to_have_count(0)
+    expect(page.locator("#natural-lesson")).to_have_attribute("data-lesson", "set-vs-add")
     expect(page.locator("#natural-lesson [data-next-step]")).to_be_visible()
     expect(reset).to_have_count(0)  # nothing to reset yet
     for button in page.locator("#natural-lesson .lesson-actions button").all():
