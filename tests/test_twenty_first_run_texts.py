@@ -203,7 +203,7 @@ def test_next_step_walks_a_queue_lesson_one_click_at_a_time(
         assert queue.played == n
         card = page(client, "/lab/q21-next/queue")
         # Midway the numbers are not final: neither "as expected" nor a MISMATCH yet.
-        midway = "not over yet: Next step has more of the steps to run" in card
+        midway = "not over yet: more of the steps above to run" in card
         assert midway is (n < clicks), n
     assert queue.measure("emails_per_key") == 2  # the failure, as Run the steps makes it
     html = page(client, "/lab/q21-next/queue")
