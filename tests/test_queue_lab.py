@@ -260,3 +260,16 @@ def test_what_just_happened_says_why(settings: Any, clicks: list[str], words: st
     assert entry is not None
     said = " ".join(translate(s) for s in explain(entry))
     assert words in said
+
+
+def test_every_worker_at_once_is_every_worker() -> None:
+    """Three workers at once, three messages: each work call gave its worker back before
+    the next took one, so all three outcomes read "worker-1". Each holds its own now."""
+    for _ in range(5):  # timing-dependent before the fix: several rounds
+        lab = fresh(workers=3)
+        for n in range(3):
+            lab.enqueue({"id": f"send-invoice-{n}", "idempotency_key": f"invoice:{n}:email",
+                         "payload": {"invoice_id": n + 1}})  # fmt: skip
+        entries = lab.work_all()
+        assert sorted(e.worker or "" for e in entries) == ["worker-1", "worker-2", "worker-3"]
+        assert [e.outcome for e in entries] == ["processed"] * 3

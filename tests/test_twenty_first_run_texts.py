@@ -140,7 +140,7 @@ def test_a_queue_lesson_card_has_the_buttons_of_the_other_labs(client: FlaskClie
         assert first_hint in html
         assert ("Show a hint" in html) is (shown < 2)  # the lesson has two hints
     vi = page(client, "/lab/q21-card/queue", VI)
-    assert "Chạy các bước: worker crash trước khi ack" in vi
+    assert "Chạy các bước: worker sập trước khi ack" in vi
 
 
 def test_the_operations_lesson_keeps_its_answer_folded_until_tried(

@@ -14,8 +14,8 @@ def explain(entry: WorkEntry) -> list[str | Text]:
     s = entry.settings
     if entry.dead_lettered:
         said.append(Text(
-            "%(ids)s had been received %(max)s times without an ack: the broker moved it to "
-            "the dead-letter queue instead of delivering it again.",
+            "%(ids)s had reached Max attempts (%(max)s) without an ack: the broker moved it "
+            "to the dead-letter queue instead of delivering it again.",
             ids=", ".join(entry.dead_lettered), max=s.get("max_attempts"),
         ))  # fmt: skip
     outcome = entry.outcome

@@ -75,11 +75,7 @@ class QueueLab:
         self.last_batch: tuple[int, ...] = ()  # the entry ids of the last work_all()
         self.workers = Workers()
         self._guard = threading.RLock()
-        self.world = self._new_world(self._make_broker())
-
-    def _new_world(self, broker: Broker) -> World:
-        db, mailbox = ConsumerDb(), Mailbox()
-        return World(broker, db, mailbox, Relay(db, mailbox, self.clock))
+        self.world = _new_world(self._make_broker(), self.clock)
 
     @property
     def broker(self) -> Broker:
@@ -116,9 +112,10 @@ class QueueLab:
 
     # -- the workers -------------------------------------------------------------------
 
-    def work(self) -> WorkEntry:
+    def work(self, *, together: threading.Barrier | None = None) -> WorkEntry:
         """``POST .../work``: a free worker receives and processes one visible message,
-        then the relay runs. A crash is an outcome on the entry, never an exception.
+        then the relay runs (``together``: :meth:`~.workers.Workers.take`). A crash is an
+        outcome on the entry, never an exception.
 
         :raises Problem: 429 ``workers-busy`` when every worker is busy (at once in step
             mode, else after waiting 5 s), or past step mode's caps; 503
@@ -128,7 +125,8 @@ class QueueLab:
         if settings.step_mode:
             self.stepper.take_slot()
         try:
-            worker = self.workers.take(settings.workers, wait=not settings.step_mode)
+            worker = self.workers.take(settings.workers, wait=not settings.step_mode,
+                                       together=together)  # fmt: skip
             try:
                 entry = run_work(self, self.world, worker, settings)
             finally:
@@ -143,7 +141,8 @@ class QueueLab:
         """Every worker (``settings.workers``) takes a message at the same moment, each on
         its own thread; returns their entries, in timeline order (their ids stay in
         ``last_batch``, so the page tells every worker's outcome)."""
-        done = sorted(all_at_once(self.settings.workers, self.work), key=lambda e: e.id)
+        runs = all_at_once(self.settings.workers, lambda together: self.work(together=together))
+        done = sorted(runs, key=lambda e: e.id)
         self.last_batch = tuple(e.id for e in done)
         return done
 
@@ -289,7 +288,7 @@ class QueueLab:
         old = self.world
         with self._guard:
             self.timeline.clear()
-            self.world = self._new_world(self._make_broker())
+            self.world = _new_world(self._make_broker(), self.clock)
             # The open scenario's steps start again: nothing is "not over".
             self.simulation, self.last_job, self.last_batch, self.played = None, None, (), 0
         with contextlib.suppress(Problem):
@@ -357,3 +356,9 @@ def _matches(click: str, want: Any, got: Any) -> bool:
     if click == "advance":  # +60 s passes the timeout as +31 s does
         return isinstance(got, int) and got >= want
     return want is None or want == got
+
+
+def _new_world(broker: Broker, clock: VirtualClock) -> World:
+    """A fresh world on ``broker``: an empty consumer database, mailbox and relay."""
+    db, mailbox = ConsumerDb(), Mailbox()
+    return World(broker, db, mailbox, Relay(db, mailbox, clock))

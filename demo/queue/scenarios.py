@@ -66,6 +66,12 @@ class Scenario:
         does (its own clicks, a lab started afresh)."""
         return fix_set_by_hand(self.settings, self.fix, settings)
 
+    def fix_mode(self) -> str | None:
+        """The simulator's mode the fix runs, for a case played on the simulator (the
+        idempotent consumer): chosen there by hand, it holds the fix too. Else ``None``."""
+        clicks = self.fix_clicks or ()
+        return next((arg["mode"] for kind, arg in clicks if kind == "simulate"), None)
+
     def fix_set_by_hand(self, settings: Mapping[str, Any]) -> bool:
         """Whether the lab's ``settings`` (as :meth:`~.settings.Settings.as_dict` gives
         them) already hold every setting the fix changes, the fix not applied: Dedup

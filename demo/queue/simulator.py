@@ -147,7 +147,7 @@ def parse_simulation(body: object) -> dict[str, object]:
             errors[name] = Text("must be a number from 0 to %(high)s", high=MAX_LOSS)
     seed = body.get("seed", 0)
     if not _int_in(seed, 0, MAX_SEED):
-        errors["seed"] = N_("must be a non-negative integer")
+        errors["seed"] = Text("must be an integer from %(low)s to %(high)s", low=0, high=MAX_SEED)
     if errors:
         raise _invalid(errors)
     return {"mode": mode, "messages": messages, "loss": float(body.get("loss", 0)),

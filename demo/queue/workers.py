@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -23,12 +24,26 @@ class Workers:
         self._busy: set[str] = set()
         self._free = threading.Condition(threading.Lock())
 
-    def take(self, count: int, *, wait: bool) -> str:
+    def take(self, count: int, *, wait: bool, together: threading.Barrier | None = None) -> str:
         """The first free one of ``count`` workers, marked busy; waits up to 5 s for one
-        when ``wait``.
+        when ``wait``. ``together``: the calls of one "every worker at once" wait there
+        until each holds its own worker (a fast call gave its worker back before the next
+        took one, so all three outcomes read worker-1).
 
         :raises Problem: 429 ``workers-busy`` (``Retry-After: 1``).
         """
+        try:
+            worker = self._take(count, wait=wait)
+        except Problem:
+            if together is not None:
+                together.abort()  # the others go on without this one
+            raise
+        if together is not None:
+            with contextlib.suppress(threading.BrokenBarrierError):
+                together.wait(timeout=WORKER_WAIT_S)
+        return worker
+
+    def _take(self, count: int, *, wait: bool) -> str:
         deadline = time.monotonic() + (WORKER_WAIT_S if wait else 0)
         with self._free:
             while True:
@@ -58,16 +73,17 @@ class Workers:
             return sorted(self._busy)
 
 
-def all_at_once(count: int, call: Callable[[], T]) -> list[T]:
+def all_at_once(count: int, call: Callable[[threading.Barrier], T]) -> list[T]:
     """Run ``call`` ``count`` times at the same moment, each on its own thread (a barrier
-    releases them together); returns the results. A 4xx of some is dropped when others
-    answered; when all failed, the first one's problem is raised."""
-    start, done, errors = threading.Barrier(count), [], []
+    releases them together); returns the results. Each call gets a second barrier of the
+    ``count``, to meet again at (see :meth:`Workers.take`). A 4xx of some is dropped when
+    others answered; when all failed, the first one's problem is raised."""
+    start, together, done, errors = threading.Barrier(count), threading.Barrier(count), [], []
 
     def one() -> None:
         start.wait()
         try:
-            done.append(call())
+            done.append(call(together))
         except Problem as problem:
             errors.append(problem)
 

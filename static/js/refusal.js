@@ -38,13 +38,14 @@ export function refusalOf(key, said) {
 
 // What the line under the buttons adds for a key that goes out as typed, yet not as the
 // server takes it: HTTP trims the spaces at either end; a character outside printable
-// ASCII (a tab, "é") is refused with 400.
+// ASCII (a tab, "é") is refused with 400, and so is a comma.
 export function keyCaveats(key) {
   const said = [];
   const trimmed = key.replace(/^[ \t]+|[ \t]+$/g, "");
   if (trimmed !== key) said.push(t("key_trimmed").replace("{key}", trimmed));
   const odd = Array.from(trimmed).find(function (ch) { return !/[\x20-\x7e]/.test(ch); });
   if (odd) said.push(t("key_not_ascii").replace("{char}", named(odd)));
+  else if (trimmed.includes(",")) said.push(t("key_comma"));
   return said.join(" ");
 }
 

@@ -82,7 +82,10 @@ function encodeBody(parameters, elt) {
   });
   const delta = Number(elt.dataset.amountDelta);
   if (delta && typeof body.amount === "number") {
-    body.amount += delta;
+    // Another amount all the same: at the most a charge may be, one below it (a 422
+    // for the amount would hide the 409 this button is for).
+    const most = Number(elt.dataset.amountMax);
+    body.amount += body.amount + delta > most ? -delta : delta;
     // The field shows what was sent, so Retry sends (and replays) that same body.
     const amount = byId("amount");
     if (amount) amount.value = String(body.amount);
@@ -213,10 +216,11 @@ function startInFlight() {
 // order id (one intent, one key) until the user edits the key.
 
 // Outside printable ASCII, the order id's characters are percent-encoded (UTF-8), as the
-// server's intent_key() does: a key the page builds is always one a header can carry.
+// server's intent_key() does: a key the page builds is always one a header can carry. A
+// comma too: the server refuses it (it cannot be told from a second key header).
 function stableKey(order) {
   const part = Array.from(order.value).map(function (c) {
-    return c >= "!" && c <= "~" ? c : encodeURIComponent(c);
+    return c >= "!" && c <= "~" && c !== "," ? c : encodeURIComponent(c);
   }).join("");
   return order.dataset.keyTemplate.replace("{order}", part);
 }

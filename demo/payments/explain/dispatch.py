@@ -50,7 +50,7 @@ def explain(
         focus = next((e for e in reversed(entries) if e.finished is not None), None)
     if focus is None or focus.finished is None:
         return waiting(focus, entries, settings, first_click, in_scenario=in_scenario)
-    answered = _answered(focus, entries, summary, settings, emails)
+    answered = _answered(focus, entries, summary, settings, emails, order_now)
     if answered is None:
         return charged(
             focus,
@@ -70,6 +70,7 @@ def _answered(
     summary: LedgerSummary,
     settings: Settings,
     emails: int,
+    order_now: str | None = None,
 ) -> Explanation | None:
     """A finished request, by its outcome; ``None`` when it charged (see :func:`charged`).
     A crash comes first: nothing was delivered."""
@@ -86,7 +87,7 @@ def _answered(
     if focus.outcome in ("declined", "error", "in_doubt"):
         return gateway_failure(focus)
     if focus.outcome == "replayed":
-        return replayed(focus, entries, summary)
+        return replayed(focus, entries, summary, order_now)
     if focus.outcome == "recovered":
         return recovered(focus, entries, summary, settings, emails)
     return None

@@ -16,9 +16,14 @@ from .overlaps import overlap, overlapping_charger
 
 
 def replayed(
-    focus: RequestEntry, entries: Sequence[RequestEntry], summary: LedgerSummary
+    focus: RequestEntry,
+    entries: Sequence[RequestEntry],
+    summary: LedgerSummary,
+    order_now: str | None = None,
 ) -> Explanation:
-    """The store had the key with the same fingerprint: the stored response, replayed."""
+    """The store had the key with the same fingerprint: the stored response, replayed.
+    ``order_now``: the order the page's form holds now; after New order the advice to press
+    it is done, and the sentence names the order the form holds instead."""
     if focus.status == 402:
         return Explanation(
             "replayed",
@@ -43,22 +48,16 @@ def replayed(
     waited = _waited(focus, entries)
     if waited is not None:
         sentences.insert(0, waited)
-    if _both_replayed(focus, entries):
-        sentences.append(
-            N_(
-                "Both requests of this double submit found the record an earlier charge had "
-                "saved, so both replayed: nothing raced, and the lock had nothing to guard. "
-                "To race two requests again, press New order first: a new key, with no "
-                "record yet."
-            )
-        )
+    order = focus.charge.order_id if focus.charge else None
+    no_race = _no_race(focus, entries, order, order_now)
+    if no_race is not None:
+        sentences.append(no_race)
     overwritten = _overwritten(focus, entries)
     if overwritten is not None:
         sentences.append(overwritten)
     shared = _shared_store(focus, entries)
     if shared is not None:
         sentences.append(shared)
-    order = focus.charge.order_id if focus.charge else None
     if order in summary.doubled:
         sentences.append(
             Text(
@@ -71,6 +70,29 @@ def replayed(
         "replayed",
         Text("REPLAYED — %(charge)s again, no new charge", charge=focus.charge_id),
         tuple(sentences),
+    )
+
+
+def _no_race(
+    focus: RequestEntry, entries: Sequence[RequestEntry], order: str | None, order_now: str | None
+) -> str | Text | None:
+    """Both lanes of a double submit replayed (:func:`_both_replayed`): nothing raced. The
+    way to race again is New order, or, once pressed, the order the form holds now."""
+    if not _both_replayed(focus, entries):
+        return None
+    if order_now not in (None, order):
+        return Text(
+            "Both requests of this double submit found the record an earlier charge had "
+            "saved, so both replayed: nothing raced, and the lock had nothing to guard. "
+            "The form now holds order %(new)s, a new key with no record yet: press "
+            "Double-submit to race two requests again.",
+            new=order_now,
+        )
+    return N_(
+        "Both requests of this double submit found the record an earlier charge had "
+        "saved, so both replayed: nothing raced, and the lock had nothing to guard. "
+        "To race two requests again, press New order first: a new key, with no "
+        "record yet."
     )
 
 

@@ -250,7 +250,7 @@ def _step_context(lab: Workspace) -> dict[str, Any]:
     labels = {f["request"]: f["label"] for f in ended} | still
     at: dict[str, list[str]] = {}
     for p in paused:
-        p["found"] = _found(p, entries, labels) or _waited(p, entries)
+        p["found"] = _found(p, entries, labels) or _matched(p, entries) or _waited(p, entries)
         # Stopped after "lock wait" with another lane holding the key's lock: it has not
         # blocked yet, its next step does (the stepper says blocked_by only once it does).
         p["lock_holder"] = next(
@@ -304,6 +304,22 @@ def _waited(pause: dict[str, Any], entries: dict[int, RequestEntry]) -> str | Te
         return None
     # Short: a third line under the lane moved the Step buttons below it.
     return lock_waited(acquired.detail) or N_("it holds the key's lock")
+
+
+def _matched(pause: dict[str, Any], entries: dict[int, RequestEntry]) -> str | None:
+    """What a lane stopped after its fingerprint check found, and so what comes next: a
+    replay (same body), or a refusal (another body: 422 in the IETF draft, 400 at Stripe,
+    409 in this lab's own profile). It had said only "stopped after fingerprint check".
+    ``None`` for a lane anywhere else."""
+    entry = entries.get(pause["request"])
+    if not pause["waiting"] or pause["step"] != "fingerprint check" or entry is None:
+        return None
+    check = entry.step("fingerprint check")
+    if check is None:
+        return None
+    if check.detail.get("match"):
+        return N_("same body: it replays next")
+    return N_("another body: refused next, not charged")
 
 
 _STATES = {

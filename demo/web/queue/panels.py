@@ -75,6 +75,9 @@ def panels_context(lab: Workspace) -> dict[str, Any]:
         "before_fix": queue.scenario is not None
         and any(e.emails and not queue.scenario.holds_fix(e.settings) for e in entries),
         "rearm": _rearm(queue.scenario),
+        # The case's crash since the lab's start: without it, a run with the fix ticked by
+        # hand shows "as expected" with nothing redelivered, and the check stays unmet.
+        "crash_seen": any(getattr(e, "crashed_at", None) for e in entries),
         "messages": _messages(state["messages"], now)[-TABLE_ROWS:],
         "more_messages": max(len(state["messages"]) - TABLE_ROWS, 0),
         "dedup": state["dedup"][-TABLE_ROWS:],
