@@ -100,6 +100,10 @@ document.addEventListener("change", function (evt) {
   badge.classList.toggle("off", !holds);
   const how = holds === fixed ? "" : " " + (holds ? badge.dataset.set : badge.dataset.changed);
   badge.textContent = (holds ? badge.dataset.on : badge.dataset.off) + how;
+  // Before the failure is seen, the card says to undo it: as the switch is ticked.
+  document.querySelectorAll("li.undo-first[data-fix='" + fix + "']").forEach(function (li) {
+    li.hidden = !holds;
+  });
 });
 
 // A row retried with other Attempts or Dedup than the fields now hold is from before the

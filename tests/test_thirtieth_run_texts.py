@@ -261,3 +261,35 @@ def test_a_dead_letter_says_max_attempts_not_a_count_it_may_not_match() -> None:
                       settings={"max_attempts": 3}, outcome="idle")  # fmt: skip
     said = " ".join(str(s) for s in explain(entry))
     assert "m-1 had reached Max attempts (3) without an ack" in said
+
+
+def test_full_jitter_by_hand_keeps_the_steps_it_ran(app: Flask, client: FlaskClient) -> None:
+    """Retries lesson 4 achieved with Full jitter chosen by hand: the steps then described
+    the fix's storm ("every strategy side by side, on the same scales"), a chart not there."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu30-jit")
+    lab.open_lesson("jitter")
+    storm = {"model": "contention", "clients": 100, "seed": 1}
+    for strategy in ("exponential", "full_jitter"):
+        answer = client.post(
+            "/lab/nu30-jit/retries/api/storm", json={**storm, "strategy": strategy}
+        )
+        assert answer.status_code == 200
+    assert "jitter" in lab.achieved()
+    card = _card(
+        client.get("/lab/nu30-jit/retries", headers=EN).get_data(as_text=True), 'id="lesson"'
+    )
+    assert "fix ON: " in card and "(set by hand)" in card
+    assert "every strategy side by side" not in card
+    assert "The fix is on, set by hand" not in card
+
+
+def test_the_buttons_legend_says_change_amount_goes_down_at_the_most(
+    client: FlaskClient,
+) -> None:
+    """At the most a charge may be, Change amount & resend takes 1,000 off (a 422 would
+    hide its 409), and the legend said only "amount + 1,000"."""
+    html = client.get("/lab/nu30-legend-amount", headers=EN).get_data(as_text=True)
+    assert "same key, amount + 1,000 (− 1,000 at the most a charge may be)." in html
+    html = client.get("/lab/nu30-legend-amount", headers=VI).get_data(as_text=True)
+    assert "khi đã ở mức tối đa một lần trừ tiền" in html

@@ -66,18 +66,22 @@ class Scenario:
         """The storm request, with the fix applied or not (empty: not a storm scenario)."""
         return {**self.storm, **(self.fix_storm if fixed else {})} if self.storm else {}
 
-    def holds_fix(self, policy: Mapping[str, Any], storm: Mapping[str, Any]) -> bool:
+    def holds_fix(
+        self, policy: Mapping[str, Any], storm: Mapping[str, Any], *, exact: bool = False
+    ) -> bool:
         """Whether the lab's ``policy`` and last ``storm`` request hold what the fix
         changes, applied or set by hand (the card's badge says which). A retry budget
         counts whatever its numbers; a list (``retry_on``) when it leaves out what the fix
         takes away and the case's fault plan answers (its 400; the other 4xx codes the
-        case never meets, as its checks do not)."""
+        case never meets, as its checks do not). ``exact``: the fix's own storm only, not
+        the watched strategy alone (the fix's steps describe its side-by-side charts)."""
         wanted = [(self._met(k, v), policy.get(k)) for k, v in self.fix_policy.items()]
         wanted += [(v, storm.get(k)) for k, v in self.fix_storm.items()]
         # The fix's Strategy "all" storms the watched one among the rest: chosen alone by
         # hand, that one holds the fix too (the lesson's check counts it either way).
         return bool(wanted) and all(
-            _same(want, have) or (want == "all" and have == self.watch) for want, have in wanted
+            _same(want, have) or (not exact and want == "all" and have == self.watch)
+            for want, have in wanted
         )
 
     def _met(self, member: str, want: Any) -> Any:

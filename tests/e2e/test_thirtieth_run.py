@@ -130,3 +130,19 @@ def test_the_pointer_to_the_answer_wraps_on_a_phone(page: Page, live_server: Any
     box = _box(page, "#to-outcome")
     assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
     assert pointer.evaluate("b => b.scrollWidth <= b.clientWidth")
+
+
+def test_dedup_ticked_before_the_failure_says_to_undo_it_at_once(
+    page: Page, live_server: Any
+) -> None:
+    """Operations lesson 1, Dedup ticked before any step: the badge turned "fix ON" at
+    once, but the steps said to undo it only after a run that proved nothing, and still
+    said so after it was unticked."""
+    _open(page, f"{live_server.url}/lab/e2e-nu30u-{secrets.token_hex(4)}/natural?lesson=set-vs-add")
+    undo = page.locator("#natural-lesson li.undo-first")
+    expect(undo).to_be_hidden()
+    page.locator("#ops-dedup").check()
+    expect(undo).to_be_visible()
+    expect(undo).to_contain_text("so undo it first")
+    page.locator("#ops-dedup").uncheck()
+    expect(undo).to_be_hidden()
