@@ -144,6 +144,9 @@ def test_the_job_preview_shows_the_chosen_job(page: Page, live_server: Any) -> N
     page.locator("#job-select").select_option("poison")
     expect(shown).to_contain_text('"id": "send-invoice-x"')
     page.locator("#enqueue").click()  # the card is drawn again: the same job stays shown
+    # The whole lab is swapped in with the queue's new message: choose on that card, not
+    # on the one it replaces (under load the choice went to the old card).
+    expect(page.locator("#queue")).to_contain_text("m-1")
     expect(page.locator("#queue-producer pre.job:visible")).to_contain_text('"invoice_id": "x"')
     page.locator("#job-select").select_option("43")
     expect(page.locator("#queue-producer pre.job:visible")).to_contain_text("send-invoice-43")
