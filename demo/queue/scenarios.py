@@ -61,14 +61,17 @@ class Scenario:
         """The clicks the scenario plays, with its fix or not."""
         return self.fix_clicks if fixed and self.fix_clicks else self.clicks
 
-    def holds_fix(self, settings: Mapping[str, Any]) -> bool:
+    def holds_fix(self, settings: Mapping[str, Any], simulation_mode: str | None = None) -> bool:
         """Whether ``settings`` hold every setting the fix changes, whatever else the fix
-        does (its own clicks, a lab started afresh)."""
+        does (its own clicks, a lab started afresh); or, for a case played on the
+        simulator, whether ``simulation_mode`` (its last run's) is the mode the fix runs
+        (the idempotent consumer, chosen there by hand)."""
+        if simulation_mode and simulation_mode == self._fix_mode():
+            return True
         return fix_set_by_hand(self.settings, self.fix, settings)
 
-    def fix_mode(self) -> str | None:
-        """The simulator's mode the fix runs, for a case played on the simulator (the
-        idempotent consumer): chosen there by hand, it holds the fix too. Else ``None``."""
+    def _fix_mode(self) -> str | None:
+        """The simulator's mode the fix runs, or ``None`` for a case not played there."""
         clicks = self.fix_clicks or ()
         return next((arg["mode"] for kind, arg in clicks if kind == "simulate"), None)
 
