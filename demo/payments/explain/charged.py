@@ -52,7 +52,9 @@ def charged(
             return double_after_crash(crashed, order, focus)
         return _after_crash(focus, crashed)
     if doubled:
-        return double_charge(focus, earlier, order, settings)
+        # Its cause under the settings it ran with: a TTL or store changed since must not
+        # rewrite why it charged twice.
+        return double_charge(focus, earlier, order, focus.settings or settings)
     expired = (
         kept_keys is not None
         and now_s is not None

@@ -79,7 +79,7 @@ def _answered(
     if not focus.delivered:
         return lost_response(focus)
     if focus.outcome == "in_use":
-        return in_use(focus, settings)
+        return in_use(focus, focus.settings or settings)
     if focus.outcome == "invalid":
         return invalid(focus)
     if focus.outcome == "conflict":
