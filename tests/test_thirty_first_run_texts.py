@@ -3,8 +3,15 @@ changes after the request they speak of."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from flask import Flask
+from flask.testing import FlaskClient
 from test_eighth_run_texts import _said
 from test_failures import BODY, KEY, make
+from test_thirtieth_run_texts import EN, _card
+
+from demo.registry import LabRegistry
 
 
 def test_a_double_charge_keeps_the_cause_it_ran_under_after_the_ttl_changes() -> None:
@@ -31,3 +38,58 @@ def test_a_double_charge_on_another_instance_keeps_its_cause_once_the_store_is_s
     assert "on another instance" in before
     lab.payments.update_settings({"store_scope": "shared"})
     assert _said(lab) == before
+
+
+def _queue_card(app: Flask, client: FlaskClient, lab_id: str, lesson: str) -> tuple[Any, Any]:
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get(lab_id)
+    lab.open_lesson(lesson)
+    return lab.queue, lambda: _card(
+        client.get(f"/lab/{lab_id}/queue", headers=EN).get_data(as_text=True), 'id="lesson"'
+    )
+
+
+def _first_step(card: str) -> str:
+    steps = card[card.index('<ol class="lesson-steps">') :]
+    return steps[: steps.index("</li>")]
+
+
+def test_queue_dedup_ticked_before_the_case_says_to_undo_it_then_to_set_the_crash(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Queue lesson 1, Dedup ticked by hand before the case: the steps ran, "DUPLICATE
+    SKIPPED", both checks unmet and nothing said why. Unticked and reset, the crash had
+    fired: "IDLE", and "with the fix 1, actual 1, as expected" under "fix OFF"."""
+    queue, card = _queue_card(app, client, "nu31-q1", "redelivery")
+    queue.update_settings({"dedup": True})
+    assert "undo it first" in _first_step(card())
+    assert queue.scenario is not None
+    for click, arg in queue.scenario.clicks_for(True):
+        queue.by_hand(click, arg)
+        queue._click(click, arg)
+    assert "undo it first" in _first_step(card())
+    queue.update_settings({"dedup": False})
+    queue.reset()
+    now = card()
+    assert "undo it first" not in now
+    assert "Set Crash (once) to “after the record, before the ack”" in _first_step(now)
+    for click, arg in queue.scenario.clicks:
+        queue.by_hand(click, arg)
+        queue._click(click, arg)
+    assert "not the case yet: no crash happened" in card()
+
+
+def test_queue_lesson_3_fix_ticked_after_the_case_sets_the_crash_again(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Queue lesson 3: the case (a job lost), then at-least-once and Dedup by hand: the
+    run had no crash ("PROCESSED"), "Jobs lost expected 0 actual 0 as expected", the
+    second check unmet, and the crash to set only in a closed section."""
+    queue, card = _queue_card(app, client, "nu31-q3", "at-most-once")
+    queue.play("at-most-once")
+    assert "Set Crash" not in _first_step(card())
+    queue.update_settings({"delivery": "at_least_once", "dedup": True})
+    now = card()
+    assert "Set Crash (once) to" in _first_step(now) and "undo it first" not in now
+    queue.update_settings({"crash_at": "after_receive"})  # the step, done
+    assert "Set Crash" not in _first_step(card())

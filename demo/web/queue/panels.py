@@ -78,6 +78,12 @@ def panels_context(lab: Workspace) -> dict[str, Any]:
         # The case's crash since the lab's start: without it, a run with the fix ticked by
         # hand shows "as expected" with nothing redelivered, and the check stays unmet.
         "crash_seen": any(getattr(e, "crashed_at", None) for e in entries),
+        # … and since the fix: the first case's crash (lesson 3's) says nothing of a run
+        # with Dedup ticked by hand after it.
+        "crash_seen_fixed": queue.scenario is not None
+        and any(
+            getattr(e, "crashed_at", None) and queue.scenario.holds_fix(e.settings) for e in entries
+        ),
         "messages": _messages(state["messages"], now)[-TABLE_ROWS:],
         "more_messages": max(len(state["messages"]) - TABLE_ROWS, 0),
         "dedup": state["dedup"][-TABLE_ROWS:],
