@@ -7,6 +7,7 @@ from typing import Any
 
 from flask import Flask
 from flask.testing import FlaskClient
+from test_advice_stays_true import VI, lab, page, pay, section
 from test_eighth_run_texts import _said
 from test_failures import BODY, KEY, make
 from test_thirtieth_run_texts import EN, _card
@@ -93,3 +94,29 @@ def test_queue_lesson_3_fix_ticked_after_the_case_sets_the_crash_again(
     assert "Set Crash (once) to" in _first_step(now) and "undo it first" not in now
     queue.update_settings({"crash_at": "after_receive"})  # the step, done
     assert "Set Crash" not in _first_step(card())
+
+
+def test_lesson_6_fix_set_by_hand_after_the_crash_says_to_arm_the_crash_again(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Payments lesson 6: Pay (the crash), Retry, then Crash recovery "key to gateway" by
+    hand and New order: "Press Pay: the gateway charges, then the instance crashes", with
+    no fault armed: Pay charged, Retry replayed, the second check never met."""
+    the_lab = lab(app, "nu31-l6")
+    the_lab.open_lesson("crash-window")
+    assert pay(client, the_lab.id).status_code >= 500
+    assert pay(client, the_lab.id, action="Retry").status_code == 201
+    the_lab.payments.update_settings({"recovery": "downstream_key"})
+
+    def first_steps() -> str:
+        card = section(page(client, the_lab.id, EN), "lesson")
+        steps = card[card.index('<ol class="lesson-steps">') :]
+        return steps[: steps.index("</ol>")]
+
+    assert "press “Crash after the charge” before the first step below" in first_steps()
+    vi = section(page(client, the_lab.id, VI), "lesson")
+    assert "“Sập sau khi trừ tiền”" in vi
+    the_lab.payments.update_settings({"fault": "crash_after_charge"})  # armed: said no more
+    assert "arm-first" not in first_steps()
+    assert pay(client, the_lab.id, key="t1:u7:pay:order-43:v1", order_id="43").status_code >= 500
+    assert "arm-first" not in first_steps()  # met with the fix: the Retry comes next

@@ -5,12 +5,13 @@ The presets themselves, one per pitfall, are in :mod:`demo.payments.scenarios`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine.settings import fix_set_by_hand
 from ..engine.text import N_
+from .settings import Settings
 
 
 @dataclass(frozen=True)
@@ -78,3 +79,14 @@ class Scenario:
     def steps_for(self, fixed: bool) -> tuple[str, ...]:
         """The steps the card lists, with the fix applied or not."""
         return (self.fix_steps or self.steps) if fixed else self.steps
+
+    def fault_to_arm(self, settings: Settings, ran: Iterable[Settings | None]) -> Any:
+        """The case's fault (``"crash_after_charge"`` …) when the lab's ``settings`` no longer
+        arm it and none of the requests that ``ran`` (their settings on arrival) met it
+        with the fix: it fires once, so a fix set by hand on a lab whose fault has fired
+        needs it armed again before its steps. ``None`` otherwise."""
+        fault = self.settings.get("fault")
+        if fault is None or settings.fault == fault:
+            return None
+        met = (s and s.fault == fault and self.fix_set_by_hand(s.as_dict()) for s in ran)
+        return None if any(met) else fault
