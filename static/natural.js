@@ -104,6 +104,13 @@ document.addEventListener("change", function (evt) {
   document.querySelectorAll("li.undo-first[data-fix='" + fix + "']").forEach(function (li) {
     li.hidden = !holds;
   });
+  // After it is seen, the steps the switch now holds: the fix's, or the case's.
+  document.querySelectorAll("li[data-fix-on='" + fix + "']").forEach(function (li) {
+    li.hidden = !holds;
+  });
+  document.querySelectorAll("li[data-fix-off='" + fix + "']").forEach(function (li) {
+    li.hidden = holds;
+  });
 });
 
 // A row retried with other Attempts or Dedup than the fields now hold is from before the

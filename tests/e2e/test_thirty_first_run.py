@@ -1,0 +1,34 @@
+"""What run H named, in a real browser on the projector's 1280×720."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.e2e
+
+
+def test_dedup_ticked_after_the_failure_shows_the_fixs_steps_at_once(
+    page: Page, live_server: Any
+) -> None:
+    """Operations lesson 1, its case done, then Dedup ticked: the badge said "fix ON: dedup
+    (set by hand)" while the steps still ended "… ends at 300. Then press Apply the fix"."""
+    lab = f"e2e-nu31d-{secrets.token_hex(4)}"
+    page.goto(f"{live_server.url}/lab/{lab}/natural?lesson=set-vs-add")
+    expect(page.locator("#offer")).to_have_count(0)
+    card = page.locator("#natural-lesson")
+    expect(card).to_have_attribute("data-lesson", "set-vs-add")
+    for _ in range(2):
+        card.locator("[data-next-step]").click()
+    expect(card.locator("li[data-check]").first).to_have_class("met")
+    shown = card.locator("ol.lesson-steps li:visible")
+    expect(shown.last).to_have_text("Then press Apply the fix and follow the steps again.")
+    page.locator("#ops-dedup").check()
+    expect(shown).to_have_count(1)
+    expect(shown).to_contain_text("With dedup on, press Retry it on “balance += 100”")
+    page.locator("#ops-dedup").uncheck()
+    expect(shown).to_have_count(3)
+    expect(shown.last).to_have_text("Then press Apply the fix and follow the steps again.")
