@@ -120,3 +120,23 @@ def test_lesson_6_fix_set_by_hand_after_the_crash_says_to_arm_the_crash_again(
     assert "arm-first" not in first_steps()
     assert pay(client, the_lab.id, key="t1:u7:pay:order-43:v1", order_id="43").status_code >= 500
     assert "arm-first" not in first_steps()  # met with the fix: the Retry comes next
+
+
+def test_full_jitter_by_hand_has_steps_of_full_jitter(app: Flask, client: FlaskClient) -> None:
+    """Retries lesson 4, the storm run with Full jitter chosen by hand: "fix ON: full jitter
+    (set by hand)" over a step still "retrying with exponential backoff"."""
+    registry: LabRegistry = app.extensions["labs"]
+    registry.get("nu31-jit").open_lesson("jitter")
+    storm = {"model": "contention", "clients": 100, "seed": 1}
+    for strategy in ("exponential", "full_jitter"):
+        answer = client.post(
+            "/lab/nu31-jit/retries/api/storm", json={**storm, "strategy": strategy}
+        )
+        assert answer.status_code == 200
+        html = client.get("/lab/nu31-jit/retries", headers=EN).get_data(as_text=True)
+        card = _card(html, 'id="lesson"')
+        steps = card[card.index('<ol class="lesson-steps">') : card.index("</ol>")]
+        jitter = "Press Storm: the same 100 clients with full jitter" in steps
+        assert jitter == (strategy == "full_jitter")
+        assert ("retrying with exponential backoff" in steps) == (not jitter)
+        assert ("Then press Apply the fix" in steps) == (not jitter)  # achieved by then

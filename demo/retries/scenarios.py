@@ -27,7 +27,8 @@ class Scenario:
         ``fix_faults`` the fault plan (empty: the same plan).
     :param fix_steps: the steps with the fix on (empty: ``steps``): they describe the lab
         as it is then.
-    :param watch: with ``"strategy": "all"``, the strategy whose numbers the card reads.
+    :param watch: with ``"strategy": "all"``, the strategy whose numbers the card reads;
+        ``watch_steps`` the steps once it alone is chosen by hand (it holds the fix).
     :param expect: what the card checks, e.g. ``{"charges": 1}``, and ``fix_expect``
         with the fix; see :meth:`expected`.
     """
@@ -49,9 +50,13 @@ class Scenario:
     fix_faults: tuple[str | int, ...] = ()
     fix_steps: tuple[str, ...] = ()
     watch: str = ""
+    watch_steps: tuple[str, ...] = ()
 
-    def steps_for(self, fixed: bool) -> tuple[str, ...]:
-        """The steps, as the lab is with the fix applied or not."""
+    def steps_for(self, fixed: bool, watched: bool = False) -> tuple[str, ...]:
+        """The steps, as the lab is with the fix applied or not; ``watched``: the watched
+        strategy chosen by hand in its place (``watch_steps``, when the case has them)."""
+        if watched and not fixed and self.watch_steps:
+            return self.watch_steps
         return (self.fix_steps or self.steps) if fixed else self.steps
 
     def faults_for(self, fixed: bool) -> tuple[str | int, ...]:
@@ -248,6 +253,13 @@ SCENARIOS: dict[str, Scenario] = {
                 ),
             ),
             watch="full_jitter",
+            watch_steps=(
+                N_(
+                    "Press Storm: the same 100 clients with full jitter, as the storm form's "
+                    "Strategy now holds: a random wait up to each backoff spreads them out, "
+                    "no waves."
+                ),
+            ),
             expect={"calls": 1000},
             fix_expect={"calls": 1000},
         ),

@@ -4,6 +4,7 @@ view, the sequence diagram, the simulator's chart, and the chapter's lessons."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from flask import current_app
@@ -75,15 +76,7 @@ def panels_context(lab: Workspace) -> dict[str, Any]:
         "before_fix": queue.scenario is not None
         and any(e.emails and not queue.scenario.holds_fix(e.settings) for e in entries),
         "rearm": _rearm(queue.scenario),
-        # The case's crash since the lab's start: without it, a run with the fix ticked by
-        # hand shows "as expected" with nothing redelivered, and the check stays unmet.
-        "crash_seen": any(getattr(e, "crashed_at", None) for e in entries),
-        # … and since the fix: the first case's crash (lesson 3's) says nothing of a run
-        # with Dedup ticked by hand after it.
-        "crash_seen_fixed": queue.scenario is not None
-        and any(
-            getattr(e, "crashed_at", None) and queue.scenario.holds_fix(e.settings) for e in entries
-        ),
+        **_crashes_seen(queue.scenario, entries),
         "messages": _messages(state["messages"], now)[-TABLE_ROWS:],
         "more_messages": max(len(state["messages"]) - TABLE_ROWS, 0),
         "dedup": state["dedup"][-TABLE_ROWS:],
@@ -199,6 +192,19 @@ def _lesson_context(lab: Workspace) -> dict[str, Any]:
         else next((item for item in chapter if item.name not in achieved), chapter[0]),
         "achieved_count": sum(1 for item in chapter if item.name in achieved),
         "scenarios_by_name": SCENARIOS,
+    }
+
+
+def _crashes_seen(scenario: Scenario | None, entries: Sequence[Any]) -> dict[str, bool]:
+    """``crash_seen``: a crash since the lab's start (without it, a run with the fix shows
+    "as expected" with nothing redelivered, the check unmet); ``crash_seen_fixed``: one
+    with the fix held (the first case's crash, lesson 3's, says nothing of a run with
+    Dedup ticked by hand after it)."""
+    crashed = [e for e in entries if getattr(e, "crashed_at", None)]
+    return {
+        "crash_seen": bool(crashed),
+        "crash_seen_fixed": scenario is not None
+        and any(scenario.holds_fix(e.settings) for e in crashed),
     }
 
 
