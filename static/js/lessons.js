@@ -140,7 +140,11 @@ export function nextStep() {
   }
   const fix = document.querySelector("[data-apply-fix]");
   const start = document.querySelector("#path .start button"); // free play: the lessons
-  const onward = fix || document.querySelector("[data-next-lesson]") || start;
+  // The fix's steps done with the first check unmet ("The checks count in order"): back to
+  // the first case, not on to the next lesson with this one unachieved.
+  const firstCase = document.querySelector(CARD + " .checks-order") &&
+    document.querySelector("[data-unfix]");
+  const onward = fix || firstCase || document.querySelector("[data-next-lesson]") || start;
   // Asked always: leaving a scenario's card for the path, and the closing slide (the
   // wrap-up) for lesson 1 again.
   const always = onward === start &&

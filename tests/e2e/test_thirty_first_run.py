@@ -32,3 +32,25 @@ def test_dedup_ticked_after_the_failure_shows_the_fixs_steps_at_once(
     page.locator("#ops-dedup").uncheck()
     expect(shown).to_have_count(3)
     expect(shown.last).to_have_text("Then press Apply the fix and follow the steps again.")
+
+
+def test_next_step_after_the_fix_with_the_first_check_unmet_goes_back_to_the_case(
+    page: Page, live_server: Any, open_link: Any
+) -> None:
+    """Payments lesson 1, Apply the fix first ("The checks count in order … Press Back to
+    the first case"): Next step sent the Double-submit, then opened lesson 2 with lesson 1
+    unachieved, and no question asked."""
+    lab_id = f"e2e-nu31n-{secrets.token_hex(4)}"
+    open_link(page, f"{live_server.url}/lab/{lab_id}?lesson=double-click")
+    with page.expect_navigation(wait_until="load"):
+        page.locator("[data-apply-fix]").click()
+    expect(page.locator("#lesson .checks-order")).to_be_visible()
+    page.locator("#lesson [data-next-step]").click()  # the fix's Double-submit
+    expect(page.locator("#timeline .lane")).to_have_count(2, timeout=10_000)
+    page.wait_for_timeout(300)  # the second answer's swap settles
+    with page.expect_navigation(wait_until="load"):
+        page.locator("#lesson [data-next-step]").click()
+    card = page.locator("#lesson")
+    expect(card).to_have_attribute("data-lesson", "double-click")
+    expect(card.locator(".checks-order")).to_have_count(0)
+    expect(card.locator("[data-apply-fix]")).to_be_visible()
