@@ -140,3 +140,19 @@ def test_full_jitter_by_hand_has_steps_of_full_jitter(app: Flask, client: FlaskC
         assert jitter == (strategy == "full_jitter")
         assert ("retrying with exponential backoff" in steps) == (not jitter)
         assert ("Then press Apply the fix" in steps) == (not jitter)  # achieved by then
+
+
+def test_queue_lesson_5_points_to_the_simulator_with_numbers_in_the_readers_language(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Queue lesson 5: "In the simulator: … press Simulate" with no way to it, "Nothing yet:
+    press Enqueue, then Work." beside it, and in Vietnamese "10,000 message, mất message
+    0.2" (10,000 reads as ten there)."""
+    _queue, card = _queue_card(app, client, "nu31-q5", "delivery-semantics")
+    html = client.get("/lab/nu31-q5/queue", headers=EN).get_data(as_text=True)
+    step = _first_step(card())
+    assert "10,000 messages, loss 0.2, ack loss 0.2" in step and 'href="#simulator"' in step
+    assert "Nothing yet: this case runs on the simulator, just below." in html
+    assert "press Enqueue, then Work" not in html
+    vi = _card(client.get("/lab/nu31-q5/queue", headers=VI).get_data(as_text=True), 'id="lesson"')
+    assert "10.000 message, mất message 0,2, mất ack 0,2" in _first_step(vi)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...engine.text import Text
+from ...engine.text import Number, Text
 from ...queue.scenarios import Click, Scenario
 from .words import CRASH_POINTS, MODES
 
@@ -47,7 +47,12 @@ def _step(kind: str, arg: Any, times: int) -> Text:
         return Text(
             "In the simulator: %(mode)s, %(messages)s messages, loss %(loss)s, ack loss "
             "%(ack_loss)s; press Simulate.",
-            mode=Text(MODES[arg["mode"]]), messages=f"{arg['messages']:,}",
-            loss=arg["loss"], ack_loss=arg["ack_loss"],
+            mode=Text(MODES[arg["mode"]]), messages=Number(arg["messages"]),
+            loss=_rate(arg["loss"]), ack_loss=_rate(arg["ack_loss"]),
         )  # fmt: skip
     raise ValueError(f"a scenario click the steps cannot say: {kind!r}")
+
+
+def _rate(value: float) -> Number:
+    """A rate (``0.2``) with the decimals it has, in the reader's language ("0.2", "0,2")."""
+    return Number(value, len(repr(float(value)).partition(".")[2].rstrip("0")))
