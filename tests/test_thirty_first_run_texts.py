@@ -3,6 +3,7 @@ changes after the request they speak of."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import Flask
@@ -156,3 +157,16 @@ def test_queue_lesson_5_points_to_the_simulator_with_numbers_in_the_readers_lang
     assert "press Enqueue, then Work" not in html
     vi = _card(client.get("/lab/nu31-q5/queue", headers=VI).get_data(as_text=True), 'id="lesson"')
     assert "10.000 message, mất message 0,2, mất ack 0,2" in _first_step(vi)
+
+
+def test_a_read_only_operations_tab_disables_every_button(app: Flask, client: FlaskClient) -> None:
+    """A read-only replay, Operations tab: Reload the article, Prefetch it, Unfurl and
+    +10 min stayed enabled, and a press got a silent 409 on pixel.gif."""
+    registry: LabRegistry = app.extensions["labs"]
+    registry.get("nu31-ro")
+    registry.peek("nu31-ro").read_only = True
+    html = client.get("/lab/nu31-ro/natural", headers=EN).get_data(as_text=True)
+    buttons = re.findall(r"<button\b[^>]*>", html)
+    actions = [b for b in buttons if "data-action=" in b]
+    assert len(actions) > 5
+    assert [b for b in actions if " disabled" not in b] == []
