@@ -170,3 +170,9 @@ def test_a_read_only_operations_tab_disables_every_button(app: Flask, client: Fl
     actions = [b for b in buttons if "data-action=" in b]
     assert len(actions) > 5
     assert [b for b in actions if " disabled" not in b] == []
+
+
+def test_the_queue_names_its_broker_in_the_readers_language(client: FlaskClient) -> None:
+    """Vietnamese: "(messages: 0; broker: memory)" kept the English word."""
+    assert "broker: in memory)" in client.get("/lab/nu31-b/queue", headers=EN).get_data(True)
+    assert "trong bộ nhớ" in client.get("/lab/nu31-b/queue", headers=VI).get_data(True)
