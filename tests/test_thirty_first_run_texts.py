@@ -176,3 +176,21 @@ def test_the_queue_names_its_broker_in_the_readers_language(client: FlaskClient)
     """Vietnamese: "(messages: 0; broker: memory)" kept the English word."""
     assert "broker: in memory)" in client.get("/lab/nu31-b/queue", headers=EN).get_data(True)
     assert "trong bộ nhớ" in client.get("/lab/nu31-b/queue", headers=VI).get_data(True)
+
+
+def test_two_poison_messages_in_the_dead_letter_queue_are_not_a_failure(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Queue lesson 6, the case, then Max attempts 3 by hand and the steps: "Dead letters
+    expected 1 actual 2 — the failure you caused, kept as evidence"."""
+    queue, card = _queue_card(app, client, "nu31-q6", "poison-message")
+    queue.play("poison-message")
+    queue.update_settings({"max_attempts": 3})
+    assert queue.scenario is not None
+    for click, arg in queue.scenario.clicks_for(True):
+        queue.by_hand(click, arg)
+        queue._click(click, arg)
+    now = card()
+    assert '<strong class="actual-value">2</strong>' in now
+    assert "each poison message enqueued ended there, as it should" in now
+    assert "kept as evidence" not in now and 'class="numbers ok"' in now
