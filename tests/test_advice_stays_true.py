@@ -311,6 +311,7 @@ def test_lesson_9_goes_further_without_contradicting_itself_and_links_on(
     the_lab = lab(app, "decline-words")
     the_lab.open_lesson("decline")
     the_lab.apply_scenario("decline", fixed=True)
+    assert pay(client, the_lab.id).status_code == 502  # "This 502" is read once it came
     card = section(page(client, the_lab.id, EN), "lesson")
     assert "not so clear" not in card
     assert "This 502 came before the charge, so releasing the key was safe." in card

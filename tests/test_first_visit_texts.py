@@ -100,6 +100,9 @@ def test_lesson_9_second_case_go_further_is_a_note_not_a_step(
     the_lab = lab(app, "l5-note")
     the_lab.open_lesson("decline")
     the_lab.apply_scenario("decline", fixed=True)
+    key = {"Idempotency-Key": "t1:u7:pay:order-42:v1"}
+    body = {"order_id": "42", "amount": 100000}
+    assert client.post("/lab/l5-note/api/charges", json=body, headers=key).status_code == 502
     html = page(client, "/lab/l5-note", EN)
     steps = re.search(r'<ol class="lesson-steps">(.*?)</ol>', html, re.S)
     assert steps and "Timeout after the charge" not in steps.group(1)

@@ -194,3 +194,14 @@ def test_two_poison_messages_in_the_dead_letter_queue_are_not_a_failure(
     assert '<strong class="actual-value">2</strong>' in now
     assert "each poison message enqueued ended there, as it should" in now
     assert "kept as evidence" not in now and 'class="numbers ok"' in now
+
+
+def test_lesson_9s_go_further_waits_for_its_502(app: Flask, client: FlaskClient) -> None:
+    """Payments lesson 9, the second case before anything was sent: "Go further: This 502
+    came before the charge …", of a 502 not there yet."""
+    the_lab = lab(app, "nu31-further")
+    the_lab.open_lesson("decline")
+    the_lab.apply_scenario("decline", fixed=True)
+    assert "fix-note" not in section(page(client, the_lab.id, EN), "lesson")
+    assert pay(client, the_lab.id).status_code == 502
+    assert "Go further:</b> This 502 came before" in section(page(client, the_lab.id, EN), "lesson")

@@ -17,6 +17,8 @@ def test_go_further_follows_the_lesson_buttons(app: Flask, client: FlaskClient) 
     registry: LabRegistry = app.extensions["labs"]
     client.post("/lab/nu26-further?lesson=decline", headers=EN)
     registry.get("nu26-further").apply_scenario("decline", fixed=True)
+    key = {"Idempotency-Key": "t1:u7:pay:order-42:v1"}
+    assert client.post("/lab/nu26-further/api/charges", json=BODY, headers=key).status_code == 502
     html = client.get("/lab/nu26-further", headers=EN).get_data(as_text=True)
     assert "Go further:" in html
     assert html.index('class="lesson-actions"') < html.index('class="fix-note"')
