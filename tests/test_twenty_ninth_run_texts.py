@@ -247,7 +247,7 @@ def test_lesson_3s_second_case_says_why_a_new_order_matters() -> None:
     from demo.payments.scenarios import SCENARIOS as PAYMENT_SCENARIOS
 
     last = PAYMENT_SCENARIOS["key-reuse"].steps_for(True)[-1]
-    assert "Another amount is another intent: a new key, never the old one." in last
+    assert "Another amount is another intent too (the first case's 409)" in last
 
 
 def test_cards_with_the_fix_set_by_hand_list_the_fixs_steps(
