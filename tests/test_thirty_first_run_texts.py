@@ -205,3 +205,19 @@ def test_lesson_9s_go_further_waits_for_its_502(app: Flask, client: FlaskClient)
     assert "fix-note" not in section(page(client, the_lab.id, EN), "lesson")
     assert pay(client, the_lab.id).status_code == 502
     assert "Go further:</b> This 502 came before" in section(page(client, the_lab.id, EN), "lesson")
+
+
+def test_queue_lesson_4s_last_call_says_the_relay_sent_again(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Queue lesson 4 after Apply the fix and run again: the headline, and the button to
+    it, read "worker-1: IDLE", not the relay's run that call made (the row sent again, the
+    repeat dropped by the provider)."""
+    queue, _card_now = _queue_card(app, client, "nu31-q4", "outbox")
+    queue.play("outbox", fixed=True)
+    html = client.get("/lab/nu31-q4/queue", headers=EN).get_data(as_text=True)
+    said = _card(html, 'id="explain"')
+    assert "worker-1: IDLE; the relay sent an outbox row again" in said
+    assert "the provider dropped the repeat, so no second e-mail" in said
+    vi = client.get("/lab/nu31-q4/queue", headers=VI).get_data(as_text=True)
+    assert "RẢNH; relay đã gửi lại" in _card(vi, 'id="explain"')

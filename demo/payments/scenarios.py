@@ -96,8 +96,7 @@ SCENARIOS: dict[str, Scenario] = {
                 N_("Press New order: a new intent, a new key."),
                 N_(
                     "Press Pay: the new order's first request charges once under its new key. "
-                    "Another amount is another intent too (the first case's 409): it gets a "
-                    "new key, never the old one."
+                    "Another amount is another intent too (the first case's 409): a new key."
                 ),
             ),
             fix_goal=N_("Give a new order its own key and see it charge once."),

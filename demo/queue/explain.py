@@ -45,6 +45,25 @@ def explain(entry: WorkEntry) -> list[str | Text]:
         ))  # fmt: skip
     elif outcome == "crashed":
         said.append(_crashed(entry))
+    said += _relay(entry)
+    return said
+
+
+def _relay(entry: WorkEntry) -> list[str | Text]:
+    """What the outbox relay did in the call ``entry``, beyond the worker's own answer."""
+    said: list[str | Text] = []
+    s = entry.settings
+    outcome = entry.outcome
+    # An idle call still runs the relay: a row left unmarked by its crash goes out again.
+    resent = [st for st in entry.steps if st.name == "relay send"] if outcome == "idle" else []
+    if resent:
+        said.append(
+            Text("The relay ran after it and sent outbox row %(row)s again: the provider "
+                 "dropped the repeat, so no second e-mail.", row=resent[-1].detail.get("row"))
+            if all(st.detail.get("dropped") for st in resent)
+            else Text("The relay ran after it and sent outbox row %(row)s again: a second "
+                      "e-mail.", row=resent[-1].detail.get("row"))
+        )  # fmt: skip
     if entry.relay_crashed:
         said.append(
             N_("The relay crashed after sending an outbox row, before marking it sent. Its "

@@ -160,6 +160,8 @@ def _headline(entry: Any) -> str | Text | None:
             "%(action)s: job %(job)s is message %(id)s in the queue.",
             action=Text(word), job=entry.job_id, id=entry.message_id,
         )  # fmt: skip
+    if entry.outcome == "idle" and entry.step("relay send"):  # no message, but the relay ran
+        return Text("%(worker)s: IDLE; the relay sent an outbox row again", worker=entry.worker)
     # Text, not a bare string: a parameter is translated only as a Text of its own.
     return Text("%(worker)s: %(outcome)s", worker=entry.worker, outcome=Text(_word(entry)))
 
