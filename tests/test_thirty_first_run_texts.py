@@ -221,3 +221,9 @@ def test_queue_lesson_4s_last_call_says_the_relay_sent_again(
     assert "the provider dropped the repeat, so no second e-mail" in said
     vi = client.get("/lab/nu31-q4/queue", headers=VI).get_data(as_text=True)
     assert "RẢNH; relay đã gửi lại" in _card(vi, 'id="explain"')
+
+
+def test_the_queue_cards_title_and_badge_are_two_words(app: Flask, client: FlaskClient) -> None:
+    """Run I: "Redelivery after a crashfix OFF: no dedup", the badge glued to the title."""
+    _queue, card = _queue_card(app, client, "nu31-gap", "redelivery")
+    assert re.search(r'Redelivery after a crash\s+<span class="fix-state', card())
