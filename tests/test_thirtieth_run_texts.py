@@ -5,6 +5,8 @@ from __future__ import annotations
 from flask import Flask
 from flask.testing import FlaskClient
 
+from demo.lessons import LESSONS
+from demo.lessons.engine import Progress
 from demo.registry import LabRegistry
 
 EN = {"Accept-Language": "en"}
@@ -24,6 +26,7 @@ def test_the_lock_ticked_by_hand_says_what_apply_the_fix_does(
     registry: LabRegistry = app.extensions["labs"]
     lab = registry.get("nu30-race")
     lab.open_lesson("race")
+    lab.progress["race"] = Progress(met_at={LESSONS["race"].checks[0].id: 0.0})  # the case
     lab.payments.update_settings({"lock": True})
     card = _card(client.get("/lab/nu30-race", headers=EN).get_data(as_text=True), 'id="lesson"')
     first = card[card.index('<ol class="lesson-steps">') :]

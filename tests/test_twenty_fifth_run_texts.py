@@ -10,6 +10,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from demo.lessons import LESSONS
+from demo.lessons.engine import Progress
 from demo.queue.jobs import EXAMPLE
 
 EN = {"Accept-Language": "en"}
@@ -193,12 +195,14 @@ def test_the_fix_set_by_hand_says_new_order_before_step_1(client: FlaskClient) -
     Double-submit replayed the old order's record, and the check did not tick."""
     lab = "/lab/nu26-hand"
     client.post(f"{lab}?lesson=race")
+    first = {LESSONS["race"].checks[0].id: 0.0}  # the case seen (before it: "undo it first")
+    client.application.extensions["labs"].get("nu26-hand").progress["race"] = Progress(first)
     client.patch(f"{lab}/api/settings", json={"lock": True})
     html = client.get(lab, headers=EN).get_data(as_text=True)
     steps = re.search(r'<ol class="lesson-steps">(.*?)</ol>', html, re.S)
     assert steps is not None
     items = re.findall(r"<li>(.*?)</li>", steps.group(1), re.S)
-    assert items[0].startswith("The fix is on, set by hand: if this order already has its")
+    assert items[0].startswith("The fix is on, set by hand: if this order was paid already")
     assert "Press Double-submit" in items[1] and len(items) == 2
 
 

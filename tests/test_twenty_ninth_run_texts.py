@@ -5,6 +5,8 @@ from __future__ import annotations
 from flask import Flask
 from flask.testing import FlaskClient
 
+from demo.lessons import LESSONS
+from demo.lessons.engine import Progress
 from demo.registry import LabRegistry
 
 EN = {"Accept-Language": "en"}
@@ -259,6 +261,7 @@ def test_cards_with_the_fix_set_by_hand_list_the_fixs_steps(
     registry: LabRegistry = app.extensions["labs"]
     lab = registry.get("nu29-steps")
     lab.open_lesson("slow-motion")
+    lab.progress["slow-motion"] = Progress({LESSONS["slow-motion"].checks[0].id: 0.0})
     lab.payments.update_settings({"lock": True})
     html = client.get("/lab/nu29-steps", headers=EN).get_data(as_text=True)
     steps = html[

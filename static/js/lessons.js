@@ -112,6 +112,14 @@ function queueNextStep() {
 }
 
 export function nextStep() {
+  // The fix set by hand before the case it needs off: the steps would prove nothing, then
+  // leave the lesson unachieved. The card's first step says to undo it: say it here too.
+  const undo = document.querySelector(CARD + " li.undo-first:not([hidden])");
+  if (undo) {
+    showNotice(undo.textContent.trim());
+    undo.scrollIntoView({block: "nearest", behavior: "instant"});
+    return;
+  }
   // A card whose lab runs its steps on the server (the queue lab's) has its own Next step
   // button: press it, asking first when it leaves a lesson just achieved.
   const server = document.querySelector("[data-next-step-server]:not([disabled])");

@@ -54,3 +54,42 @@ def test_next_step_after_the_fix_with_the_first_check_unmet_goes_back_to_the_cas
     expect(card).to_have_attribute("data-lesson", "double-click")
     expect(card.locator(".checks-order")).to_have_count(0)
     expect(card.locator("[data-apply-fix]")).to_be_visible()
+
+
+def test_next_step_with_the_fix_ticked_before_the_case_says_to_undo_it(
+    page: Page, live_server: Any
+) -> None:
+    """Run I: Operations lesson 1, Dedup ticked, then Next step: the fixed case ran twice
+    and lesson 2 opened, lesson 1's checks unmet and nothing asked."""
+    lab = f"e2e-nu31u-{secrets.token_hex(4)}"
+    page.goto(f"{live_server.url}/lab/{lab}/natural?lesson=set-vs-add")
+    expect(page.locator("#offer")).to_have_count(0)
+    card = page.locator("#natural-lesson")
+    expect(card).to_have_attribute("data-lesson", "set-vs-add")
+    page.locator("#ops-dedup").check()
+    for _ in range(4):
+        card.locator("[data-next-step]").click()
+    expect(page.locator("#notice")).to_contain_text("so undo it first")
+    expect(card).to_have_attribute("data-lesson", "set-vs-add")
+    expect(page.locator("tr[data-operation][data-times]")).to_have_count(0)  # nothing ran
+    page.locator("#ops-dedup").uncheck()
+    card.locator("[data-next-step]").click()
+    expect(page.locator("tr[data-operation][data-times]")).to_have_count(1)
+
+
+def test_payments_lock_ticked_before_the_case_says_to_undo_it(
+    page: Page, live_server: Any, open_link: Any
+) -> None:
+    """Run I: Payments lesson 4, Lock ticked before the first case: "if this order already
+    has its record, press New order first", and Double-submit with the lock on can never
+    tick the first check."""
+    lab_id = f"e2e-nu31l-{secrets.token_hex(4)}"
+    open_link(page, f"{live_server.url}/lab/{lab_id}?lesson=race")
+    page.locator("#lock").check()
+    first = page.locator("#lesson ol.lesson-steps li").first
+    expect(first).to_contain_text("so undo it first")
+    page.locator("#lesson [data-next-step]").click()
+    page.wait_for_timeout(500)
+    assert live_server.lab(lab_id).payments.requests() == []
+    page.locator("#lock").uncheck()
+    expect(first).to_contain_text("Press Double-submit")
