@@ -57,12 +57,13 @@ def _relay(entry: WorkEntry) -> list[str | Text]:
     # An idle call still runs the relay: a row left unmarked by its crash goes out again.
     resent = [st for st in entry.steps if st.name == "relay send"] if outcome == "idle" else []
     if resent:
+        row = resent[-1].detail.get("row")
         said.append(
             Text("The relay ran after it and sent outbox row %(row)s again: the provider "
-                 "dropped the repeat, so no second e-mail.", row=resent[-1].detail.get("row"))
+                 "dropped the repeat, so no second e-mail.", row=row)
             if all(st.detail.get("dropped") for st in resent)
             else Text("The relay ran after it and sent outbox row %(row)s again: a second "
-                      "e-mail.", row=resent[-1].detail.get("row"))
+                      "e-mail.", row=row)
         )  # fmt: skip
     if entry.relay_crashed:
         said.append(

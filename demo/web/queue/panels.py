@@ -21,6 +21,7 @@ from .code import code_view
 from .sequence import diagram
 from .steps import crash_step, scenario_steps
 from .words import (
+    BROKERS,
     CRASH_POINTS,
     MEASURES,
     MESSAGE_STATES,
@@ -101,6 +102,7 @@ def panels_context(lab: Workspace) -> dict[str, Any]:
         "MESSAGE_STATES": MESSAGE_STATES,
         "STEP_NAMES": STEP_NAMES,
         "MODES": MODES,
+        "BROKERS": BROKERS,
         "MEASURES": MEASURES,
         "scenario_steps": scenario_steps,
         "jobs": JOBS,

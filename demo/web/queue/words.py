@@ -57,6 +57,8 @@ STEP_NAMES: dict[str, str] = {
     "crash": N_("crash"),
     "handler error": N_("handler error"),
 }
+BROKERS: dict[str, str] = {"memory": N_("in memory"), "redis": "Redis"}
+"""Each broker the lab can run on, as the queue's heading names it."""
 MODES: dict[str, str] = {
     "at_most_once": N_("at-most-once"),
     "at_least_once": N_("at-least-once"),
