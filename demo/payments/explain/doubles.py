@@ -133,7 +133,8 @@ def double_charge(
     """``order`` was paid before; ``earlier`` holds the requests before ``focus`` with its key.
 
     The first cause that fits: the paid request was served by another instance with its own
-    store, its record expired (``settings.ttl_s``), no key was sent, or another key was.
+    store, its record expired (``settings.ttl_s``), the stores were started afresh (Instances
+    or Store changed since) or the record was evicted, no key was sent, or another key was.
     """
     paid = next((e for e in reversed(earlier) if e.outcome in ("charged", "replayed")), None)
     if (
@@ -144,6 +145,8 @@ def double_charge(
         return _another_instance(focus, paid, order)
     if paid is not None and focus.at - paid.at >= settings.ttl_s:
         return _expired(order, settings.ttl_s, focus.key)
+    if paid is not None and focus.key is not None:
+        return _record_gone(focus, paid, order, settings)
     if focus.key is None:
         return Explanation(
             "double",
@@ -174,6 +177,44 @@ def _another_instance(focus: RequestEntry, paid: RequestEntry, order: str) -> Ex
                 this=focus.instance,
             ),
             N_("The fix: one store shared by every instance."),
+        ),
+    )
+
+
+def _record_gone(
+    focus: RequestEntry, paid: RequestEntry, order: str, settings: Settings
+) -> Explanation:
+    """``paid`` charged or replayed with ``focus``'s key, and its record was gone: the stores
+    were started afresh (Instances or Store changed since), or, with neither changed, the
+    store's cap evicted the record (``IdempotencyStore.max_records``)."""
+    before = paid.settings
+    restarted = before is not None and (before.instances, before.store_scope) != (
+        settings.instances,
+        settings.store_scope,
+    )
+    why = (
+        Text(
+            "#%(id)s paid with the same key %(key)s. Then Instances or Store changed, which "
+            "starts the instances afresh with empty stores, as a deploy does to records kept "
+            "in process memory: this request found nothing and charged again.",
+            id=paid.id,
+            key=focus.key,
+        )
+        if restarted
+        else Text(
+            "#%(id)s paid with the same key %(key)s, but its record was no longer in the "
+            "store: the store keeps a bounded number of records and evicted it. This request "
+            "found nothing and charged again.",
+            id=paid.id,
+            key=focus.key,
+        )
+    )
+    return Explanation(
+        "double",
+        Text("DOUBLE CHARGE — order %(order)s, its record gone", order=order),
+        (
+            why,
+            N_("Keep records in a store that outlives the instances and holds them for the TTL."),
         ),
     )
 

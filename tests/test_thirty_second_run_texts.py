@@ -1,0 +1,35 @@
+"""The thirty-second new-user run: what the explanation says of a double charge whose key
+the store had seen, once the store no longer held its record."""
+
+from __future__ import annotations
+
+from test_eighth_run_texts import _said
+from test_failures import BODY, KEY, Clock, make
+
+from demo.payments.settings import Settings
+from demo.workspace import Workspace
+
+
+def test_a_store_started_afresh_is_why_the_same_key_charged_again() -> None:
+    """Lesson 8 by hand: Pay, Store set to "one per instance" (the stores start afresh),
+    Pay the same order: the page said "a new key per click" of a request with the same key."""
+    lab = make()
+    lab.payments.create_charge(KEY, BODY)
+    lab.payments.update_settings({"store_scope": "per_instance"})
+    assert lab.payments.create_charge(KEY, BODY)[1].outcome == "charged"
+    said = _said(lab)
+    assert "its record gone" in said
+    assert "Then Instances or Store changed" in said
+    assert "never per click" not in said
+
+
+def test_an_evicted_record_is_why_the_same_key_charged_again() -> None:
+    """The store's cap evicted the record: the same key charged again, and the page said
+    the order had been paid "under another key"."""
+    lab = Workspace("t", settings=Settings(gateway_latency_ms=0), clock=Clock(), max_records=1)
+    lab.payments.create_charge(KEY, BODY)
+    lab.payments.create_charge(["other"], BODY.replace(b"42", b"43"))
+    assert lab.payments.create_charge(KEY, BODY)[1].outcome == "charged"
+    said = _said(lab)
+    assert "evicted it" in said
+    assert "under another key" not in said
