@@ -3,6 +3,9 @@ the store had seen, once the store no longer held its record."""
 
 from __future__ import annotations
 
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
 from test_eighth_run_texts import _said
 from test_failures import BODY, KEY, Clock, make
 
@@ -33,3 +36,24 @@ def test_an_evicted_record_is_why_the_same_key_charged_again() -> None:
     said = _said(lab)
     assert "evicted it" in said
     assert "under another key" not in said
+
+
+@pytest.mark.parametrize("page", ["", "/natural", "/queue", "/retries"])
+@pytest.mark.parametrize("query", ["present=2", "present=1&present=0"])
+def test_a_page_link_with_a_present_neither_0_nor_1_is_refused(
+    app: Flask, client: FlaskClient, page: str, query: str
+) -> None:
+    """``GET /lab/<id>?present=2`` showed the page with no offer at all, and
+    ``?present=1&present=0`` offered presenter mode on: the POST refuses both (422)."""
+    # Each page's link is offered, and its offer POSTs to the lab's address.
+    for answer in (
+        client.get(f"/lab/nu32-link{page}?{query}", follow_redirects=True),
+        client.post(f"/lab/nu32-link?{query}&lab={page.strip('/') or 'payments'}"),
+    ):
+        assert answer.status_code == 422 and answer.mimetype == "application/problem+json"
+        assert "present must be 1" in answer.json["detail"]
+    assert app.extensions["labs"].peek("nu32-link") is None
+    assert (
+        client.get(f"/lab/nu32-link{page}?present=1&present=1", follow_redirects=True).status_code
+        == 200
+    )

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import request, url_for
+from werkzeug.datastructures import MultiDict
 
 from ..engine.problems import Problem
 from ..engine.text import N_, Text
@@ -59,13 +60,34 @@ def check_names(lesson: str | None, scenario: str | None, lab: str = "payments")
         )
 
 
+def present_arg(params: MultiDict[str, str]) -> str | None:
+    """``present`` of a link's ``params``: ``"1"`` (presenter mode on), ``"0"`` (off) or
+    ``None`` (not given).
+
+    :raises Problem: 422 for any other value, or for two different ones
+        (``?present=1&present=0``): the link would not say which it means.
+    """
+    values = set(params.getlist("present"))
+    if not values:
+        return None
+    value = values.pop()
+    if values or value not in ("0", "1"):
+        raise Problem(
+            422, "invalid-link", N_("Invalid link"),
+            Text("present must be 1 (presenter mode on) or 0 (off), not %(value)s.",
+                 value=", ".join(sorted(params.getlist("present")))[:20]),
+        )  # fmt: skip
+    return value
+
+
 def offer(lab: Workspace) -> Offer | None:
     """The change this request's query asks for, or ``None``.
 
-    :raises Problem: 404 for an unknown scenario or lesson (as the POST would).
+    :raises Problem: 404 for an unknown scenario or lesson, 422 for a ``present`` other
+        than 0 or 1 (as the POST would).
     """
     args = request.args
-    present = args.get("present") if args.get("present") in ("0", "1") else None
+    present = present_arg(args)
     lesson, scenario = args.get("lesson"), args.get("scenario")
     if present is None and lesson is None and scenario is None:
         return None

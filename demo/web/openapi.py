@@ -2,8 +2,7 @@
 
 The schemas come from the objects that check requests (:mod:`demo.web.openapi_schemas`), so
 the document cannot drift from them silently; ``tests/test_openapi.py`` checks it against
-the app's real routes and runs schemathesis against it.
-"""
+the app's real routes and runs schemathesis against it."""
 
 from __future__ import annotations
 
@@ -121,7 +120,7 @@ def _page_links() -> list[dict[str, Any]]:
             {"enum": schemas.LESSON_NAMES},
             "Offers this lesson of the path; another name is 404.",
         ),
-        _query("present", flag, "Offers presenter mode on (`1`) or off (`0`)."),
+        _query("present", flag, "Offers presenter mode on (`1`) or off (`0`); else 422."),
     ]
 
 
@@ -140,9 +139,10 @@ def _pages() -> dict[str, Any]:
     lab_page = _lab(
         "The lab page. A link's scenario, lesson or presenter mode is only offered: the "
         "GET changes nothing, and one click (a POST) applies it",
-        {"200": _html("The lab page"), "303": {"description": "To the plain lab address"}},
+        {"200": _html("The lab page"), "422": PROBLEM,
+         "303": {"description": "To the plain lab address"}},
         parameters=_page_links(),
-    )
+    )  # fmt: skip
     return {
         "/": {
             "get": _op(

@@ -58,7 +58,8 @@ def paths() -> dict[str, Any]:
         base: {"parameters": [LAB_ID],
                "get": _lab("The operations lab's page; a link's change is only offered",
                            {"200": _html("The page"),
-                            "303": {"description": "A link without lab=natural, sent on"}},
+                            "303": {"description": "A link without lab=natural, sent on"},
+                            "422": PROBLEM},
                            parameters=_links())},
         f"{base}/_partials/{{part}}": {
             "parameters": [LAB_ID, {"name": "part", "in": "path", "required": True,
@@ -137,7 +138,8 @@ def _links() -> list[dict[str, Any]]:
         query("lab", {"enum": ["natural"]}, "The lab a link's scenario belongs to"),
         query("fixed", flag, "With `scenario`: offers it with its fix on (`1`)."),
         query("lesson", {"type": "string"}, "Offers this lesson of the path"),
-        query("present", flag, "Offers presenter mode on (`1`) or off (`0`)."),
+        query("present", flag,
+              "Offers presenter mode on (`1`) or off (`0`); another value is 422."),
     ]  # fmt: skip
 
 

@@ -117,7 +117,9 @@ def _links() -> list[dict[str, Any]]:
         query("lab", {"enum": ["queue"]}, "The lab a link's scenario belongs to"),
         query("fixed", flag, "With `scenario`: offers it with its fix on (`1`)."),
         query("lesson", {"type": "string"}, "Offers this lesson of the path"),
-        query("present", flag, "Offers presenter mode on (`1`) or off (`0`)."),
+        query(
+            "present", flag, "Offers presenter mode on (`1`) or off (`0`); another value is 422."
+        ),
     ]
 
 
@@ -133,6 +135,7 @@ def _reads(base: str) -> dict[str, Any]:
                 {
                     "200": _html("The page"),
                     "303": {"description": "A link without lab=queue, sent on with it"},
+                    "422": PROBLEM,
                 },
                 parameters=_links(),
             ),

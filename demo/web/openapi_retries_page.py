@@ -66,7 +66,9 @@ def _links() -> list[dict[str, Any]]:
         _query("fixed", flag, "With `scenario`: offers it with its fix on (`1`)."),
         _query("run", flag, "With `scenario` or `lesson`: the offer runs the steps (`1`)."),
         _query("lesson", {"type": "string"}, "Offers this lesson of the path"),
-        _query("present", flag, "Offers presenter mode on (`1`) or off (`0`)."),
+        _query(
+            "present", flag, "Offers presenter mode on (`1`) or off (`0`); another value is 422."
+        ),
     ]
 
 
@@ -84,7 +86,11 @@ def paths() -> dict[str, Any]:
                 "The retry lab's page: the policy and fault plan, the attempts, the storm "
                 "chart (SVG drawn on the server), the client's code. A link's change is "
                 "only offered: the GET changes nothing",
-                {"200": _html("The page"), "303": {"description": "The link with `lab=retries`"}},
+                {
+                    "200": _html("The page"),
+                    "303": {"description": "The link with `lab=retries`"},
+                    "422": PROBLEM,
+                },
                 parameters=_links(),
             ),
         },

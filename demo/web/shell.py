@@ -19,7 +19,7 @@ from ..registry import LabRegistry
 from ..workspace import Workspace
 from . import lab_to_read, lab_to_write
 from .i18n import LANGUAGES
-from .links import LINK_ARGS, check_names, offer
+from .links import LINK_ARGS, check_names, offer, present_arg
 from .nav import PAGES
 from .openapi import document
 from .payments.order import KEY_TEMPLATE, order_form
@@ -54,7 +54,8 @@ def lab_page(lab_id: str) -> BaseResponse | str:
     (:func:`open_link`), and the page's script presses it once a person has the page on
     screen. ``?run=1`` (kept by :func:`open_link`) makes the page click the scenario's steps.
 
-    :raises Problem: 404 for a bad lab id, or an unknown scenario or lesson.
+    :raises Problem: 404 for a bad lab id, or an unknown scenario or lesson; 422 for a
+        ``present`` other than 0 or 1.
     """
     lab = lab_to_read(lab_id)
     change = offer(lab)
@@ -88,21 +89,16 @@ def open_link(lab_id: str) -> BaseResponse:
         new lab gets no slot.
     """
     params = request.values
-    if params.get("present", "0") not in ("0", "1"):
-        raise Problem(
-            422, "invalid-link", N_("Invalid link"),
-            Text("present must be 1 (presenter mode on) or 0 (off), not %(value)s.",
-                 value=params["present"][:20]),
-        )  # fmt: skip
-    changes = params.get("present") in ("0", "1") or "scenario" in params or "lesson" in params
+    present = present_arg(params)
+    changes = present is not None or "scenario" in params or "lesson" in params
     page = params.get("lab", "payments")
     check_names(params.get("lesson"), params.get("scenario"), page)  # before anything changes
     if not changes:  # nothing to apply: no lab is made for it
         return redirect(PAGES[page].url(lab_id), 303)
     lab = lab_to_write(lab_id)
     run = params.get("run") == "1"
-    if params.get("present") in ("0", "1"):
-        lab.set_view(present=params["present"] == "1")
+    if present is not None:
+        lab.set_view(present=present == "1")
     lesson = params.get("lesson")
     if lesson is not None:
         opened = lab.open_lesson(lesson)

@@ -19,7 +19,7 @@ from ...natural.scenarios import FIX_WINDOW_S, SCENARIOS
 from ...workspace import Workspace
 from .. import is_htmx, lab_to_read, lab_to_write
 from ..filters import duration
-from ..links import check_names, offer
+from ..links import check_names, offer, present_arg
 from ..nav import PAGES
 from ..payments.panels import poll_s
 from . import bp
@@ -158,10 +158,12 @@ def page() -> BaseResponse | str:
     ``?present=`` is offered as a button that POSTs it (a link without ``lab=natural``
     is sent on to the same address with it, so it lands back here).
 
-    :raises Problem: 404 for an unknown scenario or lesson.
+    :raises Problem: 404 for an unknown scenario or lesson; 422 for a ``present`` other than
+        0 or 1.
     """
     g.lab = lab_to_read(g.lab_id)
     check_names(request.args.get("lesson"), request.args.get("scenario"), "natural")
+    present_arg(request.args)  # before the redirect keeps only its first value
     if {"scenario", "present"} & set(request.args) and "lab" not in request.args:
         link = PAGES["natural"].url(g.lab_id, **request.args.to_dict(), lab="natural")
         return redirect(link, 303)

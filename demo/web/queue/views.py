@@ -20,7 +20,7 @@ from ...queue.scenarios import SCENARIOS
 from ...queue.settings import Settings
 from ...workspace import Workspace
 from .. import is_htmx, lab_to_read, lab_to_write
-from ..links import check_names, offer
+from ..links import check_names, offer, present_arg
 from ..nav import PAGES
 from .panels import JOBS, panels_context, poll_s
 
@@ -39,11 +39,12 @@ def page(lab_id: str) -> BaseResponse | str:
     ``?present=`` is offered as a button that POSTs it (a link without ``lab=queue`` is
     sent on to the same address with it, so its scenario is this lab's and it lands here).
 
-    :raises Problem: 404 for a bad lab id, or an unknown scenario or lesson; 503
-        ``broker-unavailable``.
+    :raises Problem: 404 for a bad lab id, or an unknown scenario or lesson; 422 for a
+        ``present`` other than 0 or 1; 503 ``broker-unavailable``.
     """
     lab = lab_to_read(lab_id)
     check_names(request.args.get("lesson"), request.args.get("scenario"), "queue")
+    present_arg(request.args)  # before the redirect keeps only its first value
     if {"scenario", "present"} & set(request.args) and "lab" not in request.args:
         return redirect(PAGES["queue"].url(lab_id, **request.args.to_dict(), lab="queue"), 303)
     return render_template(
