@@ -3,12 +3,16 @@ the store had seen, once the store no longer held its record."""
 
 from __future__ import annotations
 
+import gettext
+from pathlib import Path
+
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from test_eighth_run_texts import _said
 from test_failures import BODY, KEY, Clock, make
 
+import demo
 from demo.payments.settings import Settings
 from demo.workspace import Workspace
 
@@ -57,3 +61,14 @@ def test_a_page_link_with_a_present_neither_0_nor_1_is_refused(
         client.get(f"/lab/nu32-link{page}?present=1&present=1", follow_redirects=True).status_code
         == 200
     )
+
+
+def test_the_diagrams_second_lookup_has_the_timelines_word_in_vietnamese() -> None:
+    """The timeline's step reads "lookup (tra cứu) lần 2", the diagram's label "tra lại":
+    one step, two words for it."""
+    vi = gettext.translation("messages", Path(demo.__file__).parent / "translations", ["vi"])
+    step = vi.gettext("lookup again")
+    assert step.startswith(vi.gettext("lookup"))
+    for outcome in ("hit", "miss"):
+        label = vi.gettext(f"%(who)s lookup again: {outcome}") % {"who": "A"}
+        assert "tra cứu lần 2" in label and "tra lại" not in label
