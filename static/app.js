@@ -18,12 +18,14 @@ import * as panels from "./js/panels.js";
 import * as keyboard from "./js/keyboard.js";
 import * as lessons from "./js/lessons.js";
 import * as proofInView from "./js/proof-in-view.js";
+import * as fixBadge from "./js/fix-badge.js";
 
 requests.start(); // first: the "lab-json" extension, before htmx processes the page
 panels.start();
 keyboard.start();
 lessons.start(); // the autorun may press a button at once
 proofInView.start(); // presenter mode: the answer's proof on screen
+fixBadge.start(); // the card's fix badge follows the page's client switches
 
 // A page the browser keeps and shows again on Back or Forward (its back/forward cache)
 // shows the lab as it was, with any menu choice left unsubmitted: load it afresh. (Form

@@ -2,6 +2,7 @@
 // all, a prefetch, a chat app's unfurl, the clock), and the view counter that follows
 // each pixel request. Every request is a real one to the lab's API or its pixel.
 
+import { showHeld } from "./js/fix-badge.js";
 import { hideNotice, showNotice, t } from "./js/page.js";
 
 const main = document.querySelector(".natural-layout");
@@ -95,15 +96,7 @@ document.addEventListener("change", function (evt) {
   const badge = fix && document.querySelector(".fix-state[data-fix='" + fix + "']");
   if (!badge) return;
   const holds = evt.target.checked;
-  const fixed = badge.dataset.fixed === "1";
-  badge.classList.toggle("on", holds);
-  badge.classList.toggle("off", !holds);
-  const how = holds === fixed ? "" : " " + (holds ? badge.dataset.set : badge.dataset.changed);
-  badge.textContent = (holds ? badge.dataset.on : badge.dataset.off) + how;
-  // Before the failure is seen, the card says to undo it: as the switch is ticked.
-  document.querySelectorAll("li.undo-first[data-fix='" + fix + "']").forEach(function (li) {
-    li.hidden = !holds;
-  });
+  showHeld(badge, holds);
   // After it is seen, the steps the switch now holds: the fix's, or the case's.
   document.querySelectorAll("li[data-fix-on='" + fix + "']").forEach(function (li) {
     li.hidden = !holds;

@@ -116,8 +116,9 @@ export function nextStep() {
   // leave the lesson unachieved. The card's first step says to undo it: say it here too.
   const undo = document.querySelector(CARD + " li.undo-first:not([hidden])");
   if (undo) {
-    showNotice(undo.textContent.trim());
-    undo.scrollIntoView({block: "nearest", behavior: "instant"});
+    // Said on the card, under the button pressed (a notice elsewhere goes unseen).
+    askText = undo.textContent.trim();
+    if (!showAsk(true)) showNotice(askText);
     return;
   }
   // A card whose lab runs its steps on the server (the queue lab's) has its own Next step
@@ -157,7 +158,13 @@ export function nextStep() {
   // wrap-up) for lesson 1 again.
   const always = onward === start &&
     document.querySelector("#lesson, [data-wrap-up]") !== null;
-  if (onward && onward !== fix && (onward !== start || always) && !mayLeave(onward, always)) return;
+  // The steps done and a check still open (a case pressed by hand between them): going on
+  // would leave the lesson unachieved without a word. Asked every time.
+  const open = onward !== null && onward.matches("[data-next-lesson]") &&
+    document.querySelector(CARD + " ul.checks") !== null &&
+    document.querySelector(CARD + " .achieved") === null;
+  if (onward && onward !== fix && (onward !== start || always || open) &&
+    !mayLeave(onward, always || open, open ? "leave_unachieved" : "leave_ask")) return;
   if (onward) onward.click();
   else if (names.length) showNotice(t("path_done"));
 }
@@ -176,7 +183,7 @@ let achievedAt = 0; // when this page saw the lesson achieved (ms since the epoc
 let askedAt = 0; // when a press last asked, 0: not asked
 let askText = ""; // what it asked
 
-function mayLeave(onward, always) {
+function mayLeave(onward, always, words = "leave_ask") {
   const now = Date.now();
   const asking = askedAt !== 0 && now - askedAt < ASK_MS;
   if (!asking && !always && !(achievedAt !== 0 && now - achievedAt < RECENT_MS)) return true;
@@ -186,7 +193,7 @@ function mayLeave(onward, always) {
     return true;
   }
   askedAt = now;
-  askText = t("leave_ask").replace("{button}", onward.dataset.goesTo || onward.textContent.trim());
+  askText = t(words).replace("{button}", onward.dataset.goesTo || onward.textContent.trim());
   if (!showAsk(true)) showNotice(askText); // the wrap-up: no card to say it on
   return false;
 }
