@@ -13,7 +13,12 @@ from test_eighth_run_texts import _said
 from test_failures import BODY, KEY, Clock, make
 
 import demo
+from demo.engine.clock import VirtualClock
 from demo.payments.settings import Settings
+from demo.queue.explain import explain
+from demo.queue.jobs import EXAMPLE
+from demo.queue.lab import QueueLab
+from demo.web.queue.panels import _word
 from demo.workspace import Workspace
 
 
@@ -72,3 +77,51 @@ def test_the_diagrams_second_lookup_has_the_timelines_word_in_vietnamese() -> No
     for outcome in ("hit", "miss"):
         label = vi.gettext(f"%(who)s lookup again: {outcome}") % {"who": "A"}
         assert "tra cứu lần 2" in label and "tra lại" not in label
+
+
+def test_a_redelivery_after_a_crash_before_the_e_mail_is_not_processed_again() -> None:
+    """Run J, queue lesson 3 by hand (at-least-once, no dedup, Crash after receive):
+    "PROCESSED AGAIN — … the worker did the job again and sent another e-mail" over a
+    mailbox of one e-mail."""
+    lab = QueueLab(clock=VirtualClock(lambda: 1000.0))
+    lab.update_settings({"crash_at": "after_receive", "dedup": False})
+    lab.enqueue(dict(EXAMPLE))
+    assert lab.work().outcome == "crashed"
+    lab.clock.advance(31)
+    second = lab.work()
+    assert second.outcome == "processed" and second.receive_count == 2
+    said = " ".join(map(str, explain(second)))
+    assert "sent the first e-mail" in said and "did the job again" not in said
+    assert _word(second) == "PROCESSED"
+    assert len(lab.state()["emails"]) == 1
+    lab.update_settings({"crash_at": "after_effect"})
+    lab.enqueue(dict(EXAMPLE))
+    lab.work()  # sends, then crashes before the record
+    lab.clock.advance(31)
+    again = lab.work()
+    assert "did the job again" in " ".join(map(str, explain(again)))
+    assert _word(again) == "PROCESSED AGAIN"
+
+
+def test_a_replay_past_the_ttl_set_since_says_the_record_kept_its_own() -> None:
+    """Run J, lesson 7: TTL 72 h by hand, Pay, TTL back to 24 h, Pay, +25 h, Retry:
+    "REPLAYED", with nothing saying the record kept the 72 h it was saved with."""
+    lab = make(ttl_s=72 * 3600)
+    lab.payments.create_charge(KEY, BODY)
+    lab.payments.update_settings({"ttl_s": 24 * 3600})
+    lab.advance(25 * 3600)
+    assert lab.payments.create_charge(KEY, BODY)[1].outcome == "replayed"
+    said = _said(lab)
+    assert "saved under a TTL of 72 h and keeps it" in said and "(24 h)" in said
+
+
+def test_a_double_charge_past_the_ttl_the_record_was_saved_with_names_that_ttl() -> None:
+    """Saved under 24 h, the TTL then set to 72 h, retried after 25 h: it charged again
+    ("after the key expired"), and the page named the 72 h set since."""
+    lab = make(ttl_s=24 * 3600)
+    lab.payments.create_charge(KEY, BODY)
+    lab.payments.update_settings({"ttl_s": 72 * 3600})
+    lab.advance(25 * 3600)
+    assert lab.payments.create_charge(KEY, BODY)[1].outcome == "charged"
+    said = _said(lab)
+    assert "after the key expired" in said and "(TTL 24 h)" in said

@@ -196,7 +196,10 @@ PATH: tuple[Lesson, ...] = (
         "ttl-expiry",
         N_("Retry after the record has expired, then with a TTL that covers the retry."),
         (
-            N_("+25 h moves the lab's clock, not yours: the record's TTL is 24 h."),
+            N_(
+                "+25 h moves the lab's clock, not yours: past the 24 h TTL the lesson sets. A "
+                "record keeps the TTL it was saved with: after changing Key TTL, press New order."
+            ),
             N_("The fix keeps keys 72 h: longer than the client may retry."),
         ),
         N_("The TTL must cover the client's retry horizon."),

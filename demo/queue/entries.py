@@ -86,6 +86,9 @@ class WorkEntry(Entry):
     in_flight: int = 0
     """An ``idle`` call's count of messages in flight then: what a later receive may get."""
     dead_lettered: list[str] = field(default_factory=list)
+    repeats: bool = False
+    """A redelivery whose message's side effect already ran in an earlier delivery (or
+    whose earlier deliveries left the timeline): done again, it repeats that effect."""
     emails: list[str] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
     trace_lines: list[int] = field(default_factory=list)
@@ -105,6 +108,7 @@ class WorkEntry(Entry):
             "error": self.error,
             "relay_crashed": self.relay_crashed,
             "dead_lettered": list(self.dead_lettered),
+            "repeats": self.repeats,
             "emails": list(self.emails),
             "trace_lines": list(self.trace_lines),
             "at": self.at,

@@ -80,6 +80,13 @@ def _relay(entry: WorkEntry) -> list[str | Text]:
 
 def _processed(entry: WorkEntry) -> str | Text:
     s = entry.settings
+    if (entry.receive_count or 0) > 1 and not s.get("dedup") and not entry.repeats:
+        return Text(
+            "Delivery %(n)s of %(id)s: the deliveries before it crashed before the side effect, "
+            "so this one sent the first e-mail. With no dedup check, a redelivery after the "
+            "e-mail would send another.",
+            n=entry.receive_count, id=entry.message_id,
+        )  # fmt: skip
     if (entry.receive_count or 0) > 1 and not s.get("dedup"):
         return Text(
             "Delivery %(n)s of %(id)s: with no dedup check, the worker did the job again and "

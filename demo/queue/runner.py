@@ -82,6 +82,7 @@ def run_work(host: Host, world: World, worker: str, settings: Settings) -> WorkE
         )
         entry.outcome = done.outcome
         entry.dead_lettered = list(done.dead_lettered)
+        entry.repeats = _repeats(host.timeline.entries(), entry)
         if done.outcome == "idle":  # what may still come back, for "what just happened"
             kept = world.broker.messages(now=host.clock(), max_attempts=settings.max_attempts)
             entry.in_flight = sum(1 for message in kept if message.state == "in_flight")
@@ -106,6 +107,22 @@ def run_work(host: Host, world: World, worker: str, settings: Settings) -> WorkE
     entry.finished = time.perf_counter()
     host.touch()
     return entry
+
+
+def _repeats(entries: list[WorkEntry], entry: WorkEntry) -> bool:
+    """Whether ``entry`` redelivers a message whose side effect an earlier delivery ran:
+    one that crashed right after receive sent nothing. Earlier deliveries no longer on
+    the timeline count as having run it (the timeline keeps the latest calls only)."""
+    if (entry.receive_count or 0) < 2:
+        return False
+    earlier = [
+        e
+        for e in entries
+        if e.id < entry.id and e.action == "work" and e.message_id == entry.message_id
+    ]
+    return len(earlier) < (entry.receive_count or 0) - 1 or any(
+        e.step("side effect") is not None for e in earlier
+    )
 
 
 def _tracer(host: Host, entry: WorkEntry, world: World, pause: Pause | None) -> Trace:

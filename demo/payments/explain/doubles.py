@@ -122,7 +122,7 @@ def double_after_crash(
     )
 
 
-def _ttl_words(ttl_s: int) -> str:
+def ttl_words(ttl_s: int) -> str:
     """A TTL as its settings give it: ``86400`` → ``"24 h"``, ``90`` → ``"90 s"``."""
     return f"{ttl_s // 3600} h" if ttl_s % 3600 == 0 else f"{ttl_s} s"
 
@@ -133,8 +133,9 @@ def double_charge(
     """``order`` was paid before; ``earlier`` holds the requests before ``focus`` with its key.
 
     The first cause that fits: the paid request was served by another instance with its own
-    store, its record expired (``settings.ttl_s``), the stores were started afresh (Instances
-    or Store changed since) or the record was evicted, no key was sent, or another key was.
+    store, its record expired (at the TTL it was saved with), the stores were started
+    afresh (Instances or Store changed since) or the record was evicted, no key was sent,
+    or another key was.
     """
     paid = next((e for e in reversed(earlier) if e.outcome in ("charged", "replayed")), None)
     if (
@@ -143,8 +144,12 @@ def double_charge(
         and (settings.store_scope == "per_instance")
     ):
         return _another_instance(focus, paid, order)
-    if paid is not None and focus.at - paid.at >= settings.ttl_s:
-        return _expired(order, settings.ttl_s, focus.key)
+    # A record keeps the TTL it was saved with (Record.expires_at): a TTL set since counts
+    # for records saved after it.
+    saver = next((e for e in reversed(earlier) if e.outcome == "charged"), None)
+    ttl_s = saver.settings.ttl_s if saver is not None and saver.settings else settings.ttl_s
+    if saver is not None and focus.at - saver.at >= ttl_s:
+        return _expired(order, ttl_s, focus.key)
     if paid is not None and focus.key is not None:
         return _record_gone(focus, paid, order, settings)
     if focus.key is None:
@@ -231,14 +236,14 @@ def _expired(
             "so its key stayed in progress. That record expired (TTL %(ttl)s) before this "
             "request with the same key: the store found nothing and charged again.",
             id=crashed.id,
-            ttl=_ttl_words(ttl_s),
+            ttl=ttl_words(ttl_s),
         )
         if crashed is not None
         else Text(
             "The record of %(key)s expired (TTL %(ttl)s) before this retry, so the "
             "store saw a new intent and charged again.",
             key=key,
-            ttl=_ttl_words(ttl_s),
+            ttl=ttl_words(ttl_s),
         )
     )
     fix = (

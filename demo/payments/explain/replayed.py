@@ -10,6 +10,7 @@ from ...engine.text import N_, Number, Text
 from ..gateway import LedgerSummary
 from ..requests import RequestEntry
 from ..settings import Settings
+from .doubles import ttl_words
 from .explanation import Explanation
 from .no_answer import LEASE
 from .overlaps import overlap, overlapping_charger
@@ -58,6 +59,9 @@ def replayed(
     shared = _shared_store(focus, entries)
     if shared is not None:
         sentences.append(shared)
+    kept = _kept_ttl(focus, entries)
+    if kept is not None:
+        sentences.append(kept)
     if order in summary.doubled:
         sentences.append(
             Text(
@@ -124,6 +128,27 @@ def _overwritten(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Text |
         "answer names it.",
         lost=", ".join(str(c) for c in lost),
         charge=focus.charge_id,
+    )
+
+
+def _kept_ttl(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Text | None:
+    """Lesson 7, the TTL changed by hand after the Pay: the record keeps the TTL it was
+    saved with (``Record.expires_at``), so a retry past the TTL set now still replays."""
+    saver = next(
+        (e for e in reversed(entries) if e.charge_id == focus.charge_id and e.outcome == "charged"),
+        None,
+    )
+    then, now = (saver.settings if saver else None), focus.settings
+    if saver is None or then is None or now is None or then.ttl_s == now.ttl_s:
+        return None
+    if focus.at - saver.at < now.ttl_s:
+        return None  # within either TTL: the change made no difference to this replay
+    return Text(
+        "Its record was saved under a TTL of %(then)s and keeps it: the TTL set since "
+        "(%(now)s) counts only for records saved after the change. Press New order to pay "
+        "an order under %(now)s.",
+        then=ttl_words(then.ttl_s),
+        now=ttl_words(now.ttl_s),
     )
 
 

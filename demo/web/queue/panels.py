@@ -173,7 +173,7 @@ def _word(entry: Any) -> str:
     receive that dead-lettered: DEAD-LETTERED), for an entry or its ``as_dict()`` (the
     lanes draw from those)."""
     data = entry if isinstance(entry, dict) else vars(entry)
-    again = (data.get("receive_count") or 0) > 1 and not (data.get("settings") or {}).get("dedup")
+    again = bool(data.get("repeats")) and not (data.get("settings") or {}).get("dedup")
     dead = bool(data.get("dead_lettered"))
     return outcome_word(data.get("outcome"), data.get("error"), again, dead)
 
