@@ -11,6 +11,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from test_eighth_run_texts import _said
 from test_failures import BODY, KEY, Clock, make
+from test_thirtieth_run_texts import EN
 
 import demo
 from demo.engine.clock import VirtualClock
@@ -125,3 +126,39 @@ def test_a_double_charge_past_the_ttl_the_record_was_saved_with_names_that_ttl()
     assert lab.payments.create_charge(KEY, BODY)[1].outcome == "charged"
     said = _said(lab)
     assert "after the key expired" in said and "(TTL 24 h)" in said
+
+
+def test_a_long_fixed_backoff_that_ignores_retry_after_does_not_achieve_lesson_3(
+    client: FlaskClient, app: Flask
+) -> None:
+    """Run J: Retries lesson 3 achieved ("Honour Retry-After") by a fixed 4 s backoff with
+    respect_retry_after unticked, the badge still "fix OFF: Retry-After ignored"."""
+    lab = "/lab/nu32-ra"
+    assert client.post(f"{lab}?lesson=retry-after").status_code == 303
+    assert client.post(f"{lab}/retries/api/run", json={}).status_code == 200  # the case
+    ignoring = {"respect_retry_after": False, "strategy": "fixed", "base_ms": 4000}
+    ran = client.post(f"{lab}/retries/api/run", json={"policy": ignoring})
+    assert ran.status_code == 200 and ran.get_json()["outcome"] == "charged", ran.get_json()
+    progress = app.extensions["labs"].get("nu32-ra").progress["retry-after"]
+    assert progress.met == {"early"}
+    card = client.get(f"{lab}/retries", headers=EN).get_data(as_text=True)
+    assert "this run ticks nothing until it is" not in card  # the fix is not on
+    listening = client.post(
+        f"{lab}/retries/api/run", json={"policy": {"respect_retry_after": True}}
+    )
+    assert listening.status_code == 200
+    assert "waited" in progress.met
+
+
+def test_a_run_with_the_fix_before_the_case_says_the_checks_count_in_order(
+    client: FlaskClient,
+) -> None:
+    """Run J: Retries lesson 3, Apply the fix first, Run: "as expected" and nothing ticked,
+    with no word why (the payment card says "The checks count in order")."""
+    lab = "/lab/nu32-co"
+    assert client.post(f"{lab}?lesson=retry-after").status_code == 303
+    assert client.post(f"{lab}?scenario=retry-after&fixed=1&lab=retries").status_code == 303
+    card = lambda: client.get(f"{lab}/retries", headers=EN).get_data(as_text=True)  # noqa: E731
+    assert "checks-order" not in card()  # not run yet
+    assert client.post(f"{lab}/retries/api/run", json={}).status_code == 200
+    assert "so this run ticks nothing until it is. Press Run again without the fix" in card()

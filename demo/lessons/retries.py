@@ -75,7 +75,7 @@ CHAPTER: tuple[Lesson, ...] = (
         Check("early", N_("A 429 was retried before its Retry-After"), retried_too_soon),
         Check(
             "waited",
-            N_("A 429 was retried after at least 3 s, and the charge went through"),
+            N_("With respect_retry_after, a 429 waited its 3 s and the charge went through"),
             waited_retry_after,
         ),
     ),

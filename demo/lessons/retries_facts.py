@@ -47,6 +47,7 @@ class Run:
     attempts: tuple[Attempt, ...]
     outcome: str
     charges: int
+    respect_retry_after: bool = True
 
     @property
     def keys(self) -> set[str]:
@@ -136,7 +137,13 @@ def _run(entry: Any) -> Run | None:
         )
         for n in sorted(sent)
     )
-    return Run(entry.started, attempts, str(entry.outcome), int(entry.charges))
+    return Run(
+        entry.started,
+        attempts,
+        str(entry.outcome),
+        int(entry.charges),
+        bool(getattr(entry, "respect_retry_after", True)),
+    )
 
 
 def _storm(answer: Mapping[str, Any], request: Mapping[str, Any]) -> Storm:
@@ -197,9 +204,11 @@ def retried_too_soon(ev: Evidence) -> bool:
 
 
 def waited_retry_after(ev: Evidence) -> bool:
-    """A 429's retry waited at least its ``Retry-After`` (3 s), and the charge went through."""
+    """A 429's retry waited at least its ``Retry-After`` (3 s) because the policy respects
+    it (a fixed 4 s backoff that happens to wait long enough does not listen: the next
+    server may say 30 s), and the charge went through."""
     return any(
-        r.outcome in ("charged", "replayed") and _after_429(r)
+        r.respect_retry_after and r.outcome in ("charged", "replayed") and _after_429(r)
         and all(b.waited_ms >= RETRY_AFTER_MS for b in _after_429(r))
         for r in ev.runs
     )  # fmt: skip

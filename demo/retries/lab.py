@@ -56,6 +56,8 @@ class RunEntry(Entry):
     order_id: str = ""
     outcome: str | None = None
     charges: int | None = None
+    respect_retry_after: bool = True
+    """The run's policy waited at least a ``Retry-After`` (lesson 3's fix)."""
 
     def trace(self, step: str, /, **detail: Any) -> None:
         """The client's trace seam: record ``step`` on this run now."""
@@ -198,6 +200,7 @@ class RetriesLab:
             entry = RunEntry(self.timeline.next_id(), "Run", time.perf_counter(), self.clock())
             self._orders += 1
             entry.order_id = f"retry-{self._orders}-{self.rng.getrandbits(24):06x}"
+            entry.respect_retry_after = policy.respect_retry_after
             self.timeline.append(entry)
         self.touch()
         before = charges_for(ledger, entry.order_id)
