@@ -12,6 +12,7 @@ from flask.testing import FlaskClient
 from test_eighth_run_texts import _said
 from test_failures import BODY, KEY, Clock, make
 from test_thirtieth_run_texts import EN
+from test_thirty_first_run_texts import _queue_card
 
 import demo
 from demo.engine.clock import VirtualClock
@@ -162,3 +163,18 @@ def test_a_run_with_the_fix_before_the_case_says_the_checks_count_in_order(
     assert "checks-order" not in card()  # not run yet
     assert client.post(f"{lab}/retries/api/run", json={}).status_code == 200
     assert "so this run ticks nothing until it is. Press Run again without the fix" in card()
+
+
+def test_the_queue_badge_names_no_case_the_lab_no_longer_holds(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run J: queue lesson 3 with Delivery at-least-once by hand (no dedup) still read
+    "fix OFF: at-most-once"; lesson 6 with Max attempts 5, "fix OFF: 10 attempts"."""
+    for lesson, change, said in (
+        ("at-most-once", {"delivery": "at_least_once"}, "fix OFF: at-most-once"),
+        ("poison-message", {"max_attempts": 5}, "fix OFF: 10 attempts"),
+    ):
+        queue, card = _queue_card(app, client, "nu32-qb", lesson)
+        assert said in card()
+        queue.update_settings(change)
+        assert said not in card() and "fix OFF (changed by hand)" in card()

@@ -11,6 +11,7 @@ from typing import Any
 from ..engine.settings import fix_set_by_hand
 from ..engine.text import N_
 from .jobs import EXAMPLE
+from .settings import Settings
 
 POISON_JOB: Mapping[str, Any] = {
     "id": "send-invoice-x",
@@ -69,6 +70,13 @@ class Scenario:
         if simulation_mode and simulation_mode == self._fix_mode():
             return True
         return fix_set_by_hand(self.settings, self.fix, settings)
+
+    def holds_case(self, settings: Mapping[str, Any]) -> bool:
+        """Whether ``settings`` hold the case's value of every setting the fix changes
+        (its own, or the lab's default): "fix OFF: at-most-once" is true of them. False
+        once one was changed by hand to something else (at-least-once without dedup)."""
+        case = {**Settings().as_dict(), **self.settings}
+        return all(settings.get(k) == case.get(k) for k in self.fix)
 
     def _fix_mode(self) -> str | None:
         """The simulator's mode the fix runs, or ``None`` for a case not played there."""
