@@ -178,3 +178,26 @@ def test_the_queue_badge_names_no_case_the_lab_no_longer_holds(
         assert said in card()
         queue.update_settings(change)
         assert said not in card() and "fix OFF (changed by hand)" in card()
+
+
+def test_a_payment_card_whose_case_lost_a_setting_by_hand_says_so(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run J: lesson 9 with Gateway declines unticked by hand still said "Press Pay: the
+    gateway declines (402)", and Pay charged."""
+    from demo.lessons import CHAPTERS
+    from demo.payments.scenarios import SCENARIOS
+
+    lab = app.extensions["labs"].get("nu32-cc")
+    for lesson in CHAPTERS["payments"]:
+        for fixed in (False, True):
+            lab.open_lesson(lesson.name)
+            if fixed:
+                lab.apply_scenario(lesson.name, fixed=True, lab="payments")
+            page = client.get("/lab/nu32-cc", headers=EN).get_data(as_text=True)
+            assert "case-changed" not in page, (lesson.name, fixed)
+    lab.open_lesson("decline")
+    lab.payments.update_settings({"gateway_decline": False})
+    page = client.get("/lab/nu32-cc", headers=EN).get_data(as_text=True)
+    assert "were changed by hand since this case set them" in page
+    assert SCENARIOS["decline"].case_changed(lab.payments.settings.as_dict(), False)

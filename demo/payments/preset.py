@@ -90,3 +90,14 @@ class Scenario:
             return None
         met = (s and s.fault == fault and self.fix_set_by_hand(s.as_dict()) for s in ran)
         return None if any(met) else fault
+
+    def case_changed(self, settings: Mapping[str, Any], fixed: bool) -> bool:
+        """Whether the lab's ``settings`` (as :meth:`Settings.as_dict` gives them) lost one
+        of the case's own (with ``fixed``, the fix's) by hand: lesson 9's Gateway declines
+        unticked, whose steps then say "the gateway declines (402)" of a Pay that charges.
+        A fix set by hand (:meth:`fix_set_by_hand`) and a one-shot fault that fired (it
+        returns to ``"none"``) are not this: the card says those its own way."""
+        if not fixed and self.fix_set_by_hand(settings):
+            return False
+        wanted = {**self.settings, **(self.fix if fixed else {})}
+        return any(settings.get(k) != v for k, v in wanted.items() if k != "fault")

@@ -114,7 +114,9 @@ function queueNextStep() {
 export function nextStep() {
   // The fix set by hand before the case it needs off: the steps would prove nothing, then
   // leave the lesson unachieved. The card's first step says to undo it: say it here too.
-  const undo = document.querySelector(CARD + " li.undo-first:not([hidden])");
+  // The case's own settings changed by hand: its steps would not do what they say.
+  const undo = document.querySelector(
+    CARD + " li.undo-first:not([hidden]), " + CARD + " li.case-changed");
   if (undo) {
     // Said on the card, under the button pressed (a notice elsewhere goes unseen).
     askText = undo.textContent.trim();
