@@ -201,3 +201,19 @@ def test_a_payment_card_whose_case_lost_a_setting_by_hand_says_so(
     page = client.get("/lab/nu32-cc", headers=EN).get_data(as_text=True)
     assert "were changed by hand since this case set them" in page
     assert SCENARIOS["decline"].case_changed(lab.payments.settings.as_dict(), False)
+
+
+def test_a_retry_card_whose_storm_lost_its_clients_by_hand_says_so(client: FlaskClient) -> None:
+    """Run J: Retries lesson 4, Storm with 50 clients: the card still said "the same 100
+    clients"."""
+    lab = "/lab/nu32-rs"
+    card = lambda: client.get(f"{lab}/retries", headers=EN).get_data(as_text=True)  # noqa: E731
+    for name in ("retry-policy", "jitter", "retry-budget"):
+        assert client.post(f"{lab}?lesson={name}").status_code == 303
+        assert "case-changed" not in card(), name
+    assert client.post(f"{lab}?lesson=jitter").status_code == 303
+    storm = client.get(f"{lab}/retries/api/state").get_json()["storm_request"]
+    for by_hand, changed in (({"strategy": "full_jitter"}, False), ({"clients": 50}, True)):
+        answer = client.post(f"{lab}/retries/api/storm", json={**storm, **by_hand})
+        assert answer.status_code == 200, answer.get_json()
+        assert ("were changed by hand since this case set them" in card()) is changed

@@ -89,6 +89,16 @@ class Scenario:
             for want, have in wanted
         )
 
+    def case_changed(self, policy: Mapping[str, Any], storm: Mapping[str, Any]) -> bool:
+        """Whether the lab's ``policy`` or last ``storm`` request lost one of the case's own
+        members by hand (the storm's clients: "the same 100 clients" then says what no
+        longer is). The fix's members are the badge's business, not this."""
+        case_policy = {k: v for k, v in self.policy.items() if k not in self.fix_policy}
+        case_storm = {k: v for k, v in self.storm.items() if k not in self.fix_storm}
+        return any(policy.get(k) != v for k, v in case_policy.items()) or any(
+            storm.get(k) != v for k, v in case_storm.items()
+        )
+
     def _met(self, member: str, want: Any) -> Any:
         """What of the fix's ``member`` the case can show: for a list, the items it takes
         away that the fault plan holds (as a set of items to leave out)."""
@@ -290,8 +300,8 @@ SCENARIOS: dict[str, Scenario] = {
             fix_steps=(
                 N_(
                     "Press Storm: the same outage, with one retry budget shared by all the "
-                    "clients, 10 tokens and 5 more a second: the retries stop when the "
-                    "tokens run out."
+                    "clients (the fix sets 10 tokens and 5 more a second): the retries stop "
+                    "when the tokens run out."
                 ),
             ),
             expect={"peak_load": 1000},
