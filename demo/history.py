@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeGuard, cast, get_args
 
+from .engine.clock import MAX_OFFSET_S
 from .engine.problems import Problem, canonical_json
 from .engine.text import N_, Text
 from .engine.timeline import Step
@@ -145,7 +146,7 @@ def read(data: object, *, max_requests: int = 200) -> History:
     if len({c.id for c in charges}) < len(charges):  # one charge listed twice
         raise _bad("charges", N_("two charges have the same id"))
     offset = data.get("clock_offset_s", 0)
-    if not _number(offset) or not 0 <= offset <= 10**9:
+    if not _number(offset) or not 0 <= offset <= MAX_OFFSET_S:
         raise _bad("clock_offset_s", N_("must be a number of seconds"))
     name = data.get("scenario")
     if name is not None and (not isinstance(name, str) or name not in SCENARIOS):

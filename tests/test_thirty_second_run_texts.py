@@ -217,3 +217,22 @@ def test_a_retry_card_whose_storm_lost_its_clients_by_hand_says_so(client: Flask
         answer = client.post(f"{lab}/retries/api/storm", json={**storm, **by_hand})
         assert answer.status_code == 200, answer.get_json()
         assert ("were changed by hand since this case set them" in card()) is changed
+
+
+def test_a_lab_clock_moved_as_far_as_it_goes_still_exports_a_history_that_opens(
+    client: FlaskClient,
+) -> None:
+    """Run K: ~400 advances of 30 days put the clock past what a history may hold, and the
+    lab's own history.json was refused by /replay (422 clock_offset_s)."""
+    lab = "/lab/nu32-clk"
+    client.post(f"{lab}/api/charges", json={"order_id": "1", "amount": 5},
+                headers={"Idempotency-Key": "c1"})  # fmt: skip
+    month = {"advance_s": 30 * 24 * 3600}
+    answers = [client.post(f"{lab}/api/clock", json=month) for _ in range(400)]
+    assert answers[0].status_code == 200
+    refused = answers[-1]
+    assert refused.status_code == 422 and refused.mimetype == "application/problem+json"
+    assert "at most 1000000000 s" in refused.json["detail"]
+    exported = client.get(f"{lab}/history.json")
+    opened = client.post("/replay", data=exported.data, content_type="application/json")
+    assert opened.status_code == 303, opened.get_json()

@@ -15,6 +15,10 @@ Clock = Callable[[], float]
 MAX_ADVANCE_S = 30 * 24 * 3600
 """The most one :meth:`VirtualClock.advance` may move the clock, in seconds (30 days)."""
 
+MAX_OFFSET_S = 10**9
+"""The furthest the clock may run ahead of the real one, in seconds (about 31 years): a
+lab's exported history holds the offset, and must open again (:mod:`demo.history`)."""
+
 
 class VirtualClock:
     """A clock in seconds: a base clock plus ``offset_s``, which :meth:`advance` moves.
@@ -34,7 +38,8 @@ class VirtualClock:
     def advance(self, seconds: object) -> float:
         """Move the clock forward (to show TTL expiry); returns the new offset, in s.
 
-        :raises Problem: 422 unless ``seconds`` is an integer from 1 to 30 days.
+        :raises Problem: 422 unless ``seconds`` is an integer from 1 to 30 days, and one
+            that keeps the offset within ``MAX_OFFSET_S``.
         """
         if (
             isinstance(seconds, bool)
@@ -49,6 +54,15 @@ class VirtualClock:
                 errors={"advance_s": f"must be an integer from 1 to {MAX_ADVANCE_S}"},
             )
         with self._guard:
+            if self.offset_s + seconds > MAX_OFFSET_S:
+                raise Problem(
+                    422,
+                    "invalid-clock",
+                    N_("Invalid clock change"),
+                    Text("The lab clock runs at most %(limit)s s (about 31 years) ahead of real "
+                         "time: Reset the lab to start it over.", limit=MAX_OFFSET_S),
+                    errors={"advance_s": f"moves the clock past {MAX_OFFSET_S} s ahead"},
+                )  # fmt: skip
             self.offset_s += seconds
             return self.offset_s
 
@@ -57,4 +71,4 @@ class VirtualClock:
         client's backoff (the retry lab) costs no real time. Moves the clock forward."""
         if seconds > 0:
             with self._guard:
-                self.offset_s += seconds
+                self.offset_s = min(self.offset_s + seconds, MAX_OFFSET_S)
