@@ -142,7 +142,7 @@ def _run(entry: Any) -> Run | None:
         attempts,
         str(entry.outcome),
         int(entry.charges),
-        bool(getattr(entry, "respect_retry_after", True)),
+        bool(entry.respect_retry_after),
     )
 
 

@@ -9,7 +9,7 @@ from ...engine.stepping import PAUSED_MS
 from ...engine.text import N_, Number, Text
 from ..requests import RequestEntry
 from ..settings import Settings
-from .explanation import Explanation
+from .explanation import Explanation, ttl_words
 from .no_answer import LEASE
 
 
@@ -120,11 +120,6 @@ def double_after_crash(
             LEASE,
         ),
     )
-
-
-def ttl_words(ttl_s: int) -> str:
-    """A TTL as its settings give it: ``86400`` → ``"24 h"``, ``90`` → ``"90 s"``."""
-    return f"{ttl_s // 3600} h" if ttl_s % 3600 == 0 else f"{ttl_s} s"
 
 
 def double_charge(

@@ -22,3 +22,8 @@ class Explanation:
     tone: Tone
     headline: str | Text
     sentences: tuple[str | Text, ...]
+
+
+def ttl_words(ttl_s: int) -> str:
+    """A TTL as its settings give it: ``86400`` → ``"24 h"``, ``90`` → ``"90 s"``."""
+    return f"{ttl_s // 3600} h" if ttl_s % 3600 == 0 else f"{ttl_s} s"

@@ -10,8 +10,7 @@ from ...engine.text import N_, Number, Text
 from ..gateway import LedgerSummary
 from ..requests import RequestEntry
 from ..settings import Settings
-from .doubles import ttl_words
-from .explanation import Explanation
+from .explanation import Explanation, ttl_words
 from .no_answer import LEASE
 from .overlaps import overlap, overlapping_charger
 
