@@ -318,3 +318,10 @@ def test_the_page_poll_answers_204_until_the_lab_changes(app: Flask, client: Fla
     assert redraw.status_code == 200
     new = app.extensions["labs"].peek("nat1").version
     assert f"since={new}" in redraw.get_data(as_text=True)  # the poll itself moves on
+
+
+def test_a_single_attempt_is_named_in_the_singular(client: FlaskClient) -> None:
+    _apply(client, operation="add_balance", times=1)
+    page = client.get(L).get_data(as_text=True)
+    assert "from 1 attempt, dedup" in page
+    assert "1 attempts" not in page

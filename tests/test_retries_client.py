@@ -115,6 +115,13 @@ def test_max_attempts_gives_up(lab: RetriesLab) -> None:
     assert "max_attempts" in result["attempts"][-1]["reason"]
 
 
+def test_one_attempt_gives_up_in_the_singular(lab: RetriesLab) -> None:
+    result = run(lab, [502], max_attempts=1)
+    assert result["outcome"] == "gave_up"
+    reason = result["attempts"][-1]["reason"]
+    assert "only attempt" in reason and "attempts" not in reason.replace("max_attempts", "")
+
+
 def test_retrying_a_400_is_possible_and_wasted(lab: RetriesLab) -> None:
     safe = ["network", 408, 429, 500, 502, 503, 504]
     result = run(lab, [400] * 4, retry_on=[*safe, 400], max_attempts=4)

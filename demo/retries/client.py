@@ -186,10 +186,12 @@ class AttemptLog:
     def gave_up(self, state: RetryCallState) -> Answer:
         """tenacity's ``retry_error_callback``: ``max_attempts`` reached; the last answer."""
         last = self.attempts[-1]
-        last.reason = Text(
-            "still %(what)s after %(n)s attempts (max_attempts): gave up",
-            what=last.status or Text("no answer"),
-            n=len(self.attempts),
+        what = last.status or Text("no answer")
+        n = len(self.attempts)
+        last.reason = (
+            Text("still %(what)s after %(n)s attempts (max_attempts): gave up", what=what, n=n)
+            if n > 1
+            else Text("%(what)s on its only attempt (max_attempts 1): gave up", what=what)
         )
         return state.outcome.result()  # type: ignore[union-attr, no-any-return]
 
