@@ -11,7 +11,7 @@ FIX_BADGES: dict[str, tuple[str, str]] = {
     "set-vs-add": (N_("fix OFF: no dedup"), N_("fix ON: dedup")),
     "which-are-natural": (N_("fix OFF: no dedup"), N_("fix ON: dedup")),
     "lost-update": (N_("fix OFF: unconditional writes"), N_("fix ON: If-Match")),
-    "tracking-pixel": (N_("fix OFF: every GET counts"), N_("fix ON: a 30 min dedup window")),
+    "tracking-pixel": (N_("fix OFF: every GET counts"), N_("fix ON: a dedup window")),
     # Retries
     "retry-policy": (N_("fix OFF: retries a 400"), N_("fix ON: a 400 not retried")),
     "lost-response-retry": (N_("fix OFF: a new key per attempt"), N_("fix ON: the same key")),
