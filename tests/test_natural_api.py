@@ -325,3 +325,14 @@ def test_a_single_attempt_is_named_in_the_singular(client: FlaskClient) -> None:
     page = client.get(L).get_data(as_text=True)
     assert "from 1 attempt, dedup" in page
     assert "1 attempts" not in page
+
+
+def test_the_set_vs_add_steps_hold_for_any_attempts(client: FlaskClient, app: Flask) -> None:
+    """Run K: after Attempts was set to 5, the card still said "it runs Attempts (3) times"
+    and "3 attempts, and the balance ends at 100", which the lab no longer did."""
+    registry: LabRegistry = app.extensions["labs"]
+    registry.get("nat1").open_lesson("set-vs-add")
+    _apply(client, operation="add_balance", times=5)
+    page = client.get(L).get_data(as_text=True)
+    assert "Attempts (3)" not in page and "3 attempts, and" not in page
+    assert "as many times as Attempts says" in page

@@ -55,12 +55,12 @@ SCENARIOS: dict[str, Scenario] = {
             N_("Retry SET balance = 100 and balance += 100 three times each, and compare."),
             (
                 N_(
-                    "Press Retry it on “SET balance = 100” once: it runs Attempts (3) times, "
-                    "and the balance ends at 100."
+                    "Press Retry it on “SET balance = 100” once: it runs as many times as "
+                    "Attempts says (3 unless you change it), and the balance ends at 100."
                 ),
                 N_(
-                    "Press Retry it on “balance += 100” once: 3 attempts, "
-                    "and the balance ends at 300."
+                    "Press Retry it on “balance += 100” once: each attempt adds 100, so 3 "
+                    "attempts end at 300."
                 ),
             ),
             N_(
@@ -74,8 +74,8 @@ SCENARIOS: dict[str, Scenario] = {
             "dedup",
             (
                 N_(
-                    "With dedup on, press Retry it on “balance += 100” once: 3 attempts, "
-                    "and the balance ends at 100."
+                    "With dedup on, press Retry it on “balance += 100” once: however many "
+                    "attempts, the balance ends at 100."
                 ),
             ),
             script=("Retry set_balance", "Retry add_balance"),
@@ -87,7 +87,8 @@ SCENARIOS: dict[str, Scenario] = {
             N_("Retry every operation without dedup and sort them: natural, or needs a record."),
             (
                 N_(
-                    "Press Retry them all once (dedup off): each operation runs Attempts (3) times."
+                    "Press Retry them all once (dedup off): each operation runs as many times "
+                    "as Attempts says (3 unless you change it)."
                 ),
                 N_("Look at DELETE /items/7: the retry answers 404, the state is the same."),
             ),
