@@ -201,7 +201,8 @@ def test_the_badge_says_the_fix_is_on_when_it_was_set_by_hand(
     assert "fix OFF" in card and "set by hand" not in card
     client.patch(f"/lab/{the_lab.id}/api/settings", json={"lock": True})
     card = section(page(client, the_lab.id, EN), "lesson")
-    assert "fix ON: Lock on (set by hand)" in card and "fix OFF" not in card
+    badge = re.search(r'class="fix-state[^"]*"[^>]*>(.*?)</span>', card, re.S)
+    assert badge is not None and badge.group(1).strip() == "fix ON: Lock on (set by hand)"
     vi = section(page(client, the_lab.id, VI), "lesson")
     assert "cách sửa: BẬT, Lock bật (bật bằng tay)" in vi
     client.patch(f"/lab/{the_lab.id}/api/settings", json={"lock": False})

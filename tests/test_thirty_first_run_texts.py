@@ -64,16 +64,18 @@ def test_queue_dedup_ticked_before_the_case_says_to_undo_it_then_to_set_the_cras
     fired: "IDLE", and "with the fix 1, actual 1, as expected" under "fix OFF"."""
     queue, card = _queue_card(app, client, "nu31-q1", "redelivery")
     queue.update_settings({"dedup": True})
-    assert "undo it first" in _first_step(card())
+    assert "set that back first" in _first_step(card())
+    # It names what to set back: the badge's words for the case (run K: "undo it" alone).
+    assert "(“fix OFF: no dedup”)" in _first_step(card())
     assert queue.scenario is not None
     for click, arg in queue.scenario.clicks_for(True):
         queue.by_hand(click, arg)
         queue._click(click, arg)
-    assert "undo it first" in _first_step(card())
+    assert "set that back first" in _first_step(card())
     queue.update_settings({"dedup": False})
     queue.reset()
     now = card()
-    assert "undo it first" not in now
+    assert "set that back first" not in now
     assert "Set Crash (once) to “after the record, before the ack”" in _first_step(now)
     for click, arg in queue.scenario.clicks:
         queue.by_hand(click, arg)
@@ -92,7 +94,7 @@ def test_queue_lesson_3_fix_ticked_after_the_case_sets_the_crash_again(
     assert "Set Crash" not in _first_step(card())
     queue.update_settings({"delivery": "at_least_once", "dedup": True})
     now = card()
-    assert "Set Crash (once) to" in _first_step(now) and "undo it first" not in now
+    assert "Set Crash (once) to" in _first_step(now) and "set that back first" not in now
     queue.update_settings({"crash_at": "after_receive"})  # the step, done
     assert "Set Crash" not in _first_step(card())
 

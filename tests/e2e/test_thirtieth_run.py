@@ -143,6 +143,6 @@ def test_dedup_ticked_before_the_failure_says_to_undo_it_at_once(
     expect(undo).to_be_hidden()
     page.locator("#ops-dedup").check()
     expect(undo).to_be_visible()
-    expect(undo).to_contain_text("so undo it first")
+    expect(undo).to_contain_text("so set that back first")
     page.locator("#ops-dedup").uncheck()
     expect(undo).to_be_hidden()

@@ -69,7 +69,7 @@ def test_next_step_with_the_fix_ticked_before_the_case_says_to_undo_it(
     page.locator("#ops-dedup").check()
     for _ in range(4):
         card.locator("[data-next-step]").click()
-    expect(card.locator(".onward-ask")).to_contain_text("so undo it first")
+    expect(card.locator(".onward-ask")).to_contain_text("so set that back first")
     expect(card).to_have_attribute("data-lesson", "set-vs-add")
     expect(page.locator("tr[data-operation][data-times]")).to_have_count(0)  # nothing ran
     page.locator("#ops-dedup").uncheck()
@@ -87,7 +87,7 @@ def test_payments_lock_ticked_before_the_case_says_to_undo_it(
     open_link(page, f"{live_server.url}/lab/{lab_id}?lesson=race")
     page.locator("#lock").check()
     first = page.locator("#lesson ol.lesson-steps li").first
-    expect(first).to_contain_text("so undo it first")
+    expect(first).to_contain_text("so set that back first")
     page.locator("#lesson [data-next-step]").click()
     page.wait_for_timeout(500)
     assert live_server.lab(lab_id).payments.requests() == []
