@@ -80,15 +80,21 @@ class Scenario:
         """The steps the card lists, with the fix applied or not."""
         return (self.fix_steps or self.steps) if fixed else self.steps
 
-    def fault_to_arm(self, settings: Settings, ran: Iterable[Settings | None]) -> Any:
+    def fault_to_arm(
+        self, settings: Settings, ran: Iterable[Settings | None], by_hand: bool = True
+    ) -> Any:
         """The case's fault (``"crash_after_charge"`` …) when the lab's ``settings`` no longer
         arm it and none of the requests that ``ran`` (their settings on arrival) met it
-        with the fix: it fires once, so a fix set by hand on a lab whose fault has fired
-        needs it armed again before its steps. ``None`` otherwise."""
+        (``by_hand``: met it with the fix set by hand): it fires once, so a fix set by hand
+        on a lab whose fault has fired, or a lab emptied by Reset after it fired, needs it
+        armed again before its steps. ``None`` otherwise."""
         fault = self.settings.get("fault")
         if fault is None or settings.fault == fault:
             return None
-        met = (s and s.fault == fault and self.fix_set_by_hand(s.as_dict()) for s in ran)
+        met = (
+            s and s.fault == fault and (not by_hand or self.fix_set_by_hand(s.as_dict()))
+            for s in ran
+        )
         return None if any(met) else fault
 
     def case_changed(self, settings: Mapping[str, Any], fixed: bool) -> bool:

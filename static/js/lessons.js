@@ -79,6 +79,12 @@ function advance() {
   try { sessionStorage.setItem(stepsKey(), String(nextIndex)); } catch (e) { /* storage off */ }
 }
 
+// The steps start over: the lab was emptied (Reset), or the case's fault armed again.
+function forgetSteps() {
+  nextIndex = 0;
+  try { sessionStorage.removeItem(stepsKey()); } catch (e) { /* storage off */ }
+}
+
 function restoreSteps() {
   try {
     if (!document.querySelector("#timeline .lane")) {
@@ -122,6 +128,19 @@ export function nextStep() {
     askText = undo.textContent.trim();
     if (!showAsk(true)) showNotice(askText);
     return;
+  }
+  // The case's fault fired and the lab was emptied (Reset), or the fix was set by hand
+  // after it fired: the card says to arm it again before the first step. Arm it, and
+  // start the steps over (run K: Next step pressed Retry on a lab with no fault armed).
+  const arm = document.querySelector(CARD + " li.arm-first[data-fault]");
+  if (arm) {
+    const button = document.querySelector(
+      "button[data-body='{\"fault\": \"" + arm.dataset.fault + "\"}']");
+    if (button) {
+      forgetSteps();
+      button.click();
+      return;
+    }
   }
   // A card whose lab runs its steps on the server (the queue lab's) has its own Next step
   // button: press it, asking first when it leaves a lesson just achieved.
@@ -264,6 +283,11 @@ function startNextStep() {
     const layout = document.querySelector("main[data-script]");
     if (!el || !layout || !layout.dataset.script) return;
     const action = el.dataset.action || el.dataset.cardAction;
+    // Reset empties the lab: its steps start over from the first.
+    if (action === "Reset") {
+      forgetSteps();
+      return;
+    }
     const names = layout.dataset.script.split("|");
     if (names[nextIndex] !== action) return;
     advance();

@@ -1,0 +1,37 @@
+"""What run K named, in a real browser on the projector's 1280×720."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.e2e
+
+
+def test_next_step_after_reset_mid_lesson_arms_the_fault_and_starts_over(
+    page: Page, live_server: Any, open_link: Any
+) -> None:
+    """Payments lesson 2: Pay (the response lost), then Reset. The fault had fired, so the
+    lab was left without it, the card said nothing, and Next step pressed Retry with a new
+    key on an empty lab: a first charge, no lost response anywhere."""
+    open_link(page, f"{live_server.url}/lab/e2e-nu33r-{secrets.token_hex(4)}?lesson=lost-response")
+    card = page.locator("#lesson")
+    lanes = page.locator("#timeline .lane")
+    card.locator("[data-next-step]").click()  # Pay: charged, the response lost
+    expect(lanes).to_have_count(1, timeout=10_000)
+    expect(page.locator("#outcome-announce")).to_contain_text("No response", timeout=10_000)
+    expect(card.locator("li.arm-first")).to_have_count(0)
+    page.locator("button[data-action='Reset']").click()
+    expect(lanes).to_have_count(0)
+    arm = card.locator("li.arm-first")
+    expect(arm).to_contain_text("press “Lose the response” before the first step")
+    card.locator("[data-next-step]").click()  # arms it
+    expect(arm).to_have_count(0)
+    expect(page.locator(".armed-now")).not_to_contain_text("No fault armed")
+    card.locator("[data-next-step]").click()  # Pay again, not Retry with a new key
+    expect(lanes).to_have_count(1, timeout=10_000)
+    expect(lanes.first).to_contain_text("Pay")
+    expect(page.locator("#outcome-announce")).to_contain_text("No response")
