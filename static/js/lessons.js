@@ -272,8 +272,18 @@ function startNextStep() {
   // The queue card's Next step submits a form of its own: a click that would leave a
   // lesson just achieved asks first there too (this script's own click has asked).
   document.addEventListener("click", function (evt) {
-    const onward = evt.target.closest ? evt.target.closest("[data-next-step-server][data-onward]") : null;
-    if (onward && evt.isTrusted && !mayLeave(onward, false)) evt.preventDefault();
+    const server = evt.target.closest ? evt.target.closest("[data-next-step-server]") : null;
+    if (!server || !evt.isTrusted) return;
+    // The card says to undo a fix set by hand first: its button says it too, as "." does,
+    // rather than play the steps on settings that cannot meet the first check (run K).
+    const undo = document.querySelector(CARD + " li.undo-first:not([hidden])");
+    if (undo) {
+      evt.preventDefault();
+      askText = undo.textContent.trim();
+      showAsk(true);
+      return;
+    }
+    if (server.hasAttribute("data-onward") && !mayLeave(server, false)) evt.preventDefault();
   }, true);
   // A card's copy of a lab's button (the retry lab's Run on its lesson card) is that action.
   document.addEventListener("click", function (evt) {

@@ -35,3 +35,24 @@ def test_next_step_after_reset_mid_lesson_arms_the_fault_and_starts_over(
     expect(lanes).to_have_count(1, timeout=10_000)
     expect(lanes.first).to_contain_text("Pay")
     expect(page.locator("#outcome-announce")).to_contain_text("No response")
+
+
+def test_the_queue_next_step_button_says_to_undo_a_fix_set_mid_case(
+    page: Page, live_server: Any
+) -> None:
+    """Queue lesson 6, three steps in, then Max attempts 3 by hand: the card said to set it
+    back first, yet its Next step button played the rest of the steps, which could never
+    meet the first check ("failed on one job four times")."""
+    page.goto(f"{live_server.url}/lab/e2e-nu33p-{secrets.token_hex(4)}/queue?lesson=poison-message")
+    expect(page.locator("#offer")).to_have_count(0)
+    card = page.locator("#lesson")
+    button = card.locator("button[data-next-step-server]")
+    for n in range(1, 4):
+        button.click()
+        expect(button).to_have_attribute("title", f"Step {n + 1} of 8")
+    page.select_option("select[name=max_attempts]", "3")
+    expect(card.locator("li.undo-first")).to_be_visible()
+    button.click()
+    expect(card.locator(".onward-ask")).to_contain_text("so set that back first")
+    page.wait_for_timeout(500)  # a press that went through would have answered by now
+    expect(button).to_have_attribute("title", "Step 4 of 8")

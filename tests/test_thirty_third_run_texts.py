@@ -1,0 +1,32 @@
+"""The thirty-third session: what run K found, checked in the lab's words."""
+
+from __future__ import annotations
+
+import re
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+from tests.test_thirty_first_run_texts import _queue_card
+
+
+def _next_step_form(card: str) -> str:
+    form = re.search(r'<form[^>]*queue/next"[^>]*>.*?</form>', card, re.S)
+    assert form is not None, "no Next step"
+    return form.group(0)
+
+
+def test_queue_next_step_after_a_press_off_the_script_starts_the_case_afresh(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Queue lesson 1, Enqueue pressed twice by hand: the second press left the steps, and
+    Next step applied the fix (the lab afresh, the fix on) with the first check unmet."""
+    queue, card = _queue_card(app, client, "nu33-q1", "redelivery")
+    assert queue.scenario is not None
+    click, arg = queue.scenario.clicks[0]
+    for _ in range(2):
+        queue.by_hand(click, arg)
+        queue._click(click, arg)
+    form = _next_step_form(card())
+    assert 'name="fixed" value="0"' in form
+    assert "The case afresh, step 1 of 4" in form
