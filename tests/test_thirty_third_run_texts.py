@@ -30,3 +30,17 @@ def test_queue_next_step_after_a_press_off_the_script_starts_the_case_afresh(
     form = _next_step_form(card())
     assert 'name="fixed" value="0"' in form
     assert "The case afresh, step 1 of 4" in form
+
+
+def test_the_retry_labs_run_button_reads_chay_in_vietnamese() -> None:
+    """Run K: "Chạy thử" (a trial run, a dry run) named the button that runs the policy for
+    real; every hint that names it must say the button's own word."""
+    from babel.messages.pofile import read_po
+
+    from demo.web.i18n import TRANSLATIONS
+
+    with open(TRANSLATIONS / "vi" / "LC_MESSAGES" / "messages.po", "rb") as po:
+        catalog = read_po(po)
+    run = catalog.get("Run")
+    assert run is not None and run.string == "Chạy"
+    assert not [m.id for m in catalog if m.id and "Chạy thử" in str(m.string)]
