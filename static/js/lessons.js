@@ -85,9 +85,15 @@ function forgetSteps() {
   try { sessionStorage.removeItem(stepsKey()); } catch (e) { /* storage off */ }
 }
 
+// The lab shows what its steps did: the payment lab's timeline, the other labs' cards
+// (data-ran). A lab without it (reset, or a case started afresh) starts its steps over.
+function labRan() {
+  return document.querySelector("#timeline .lane, " + CARD + "[data-ran='true']") !== null;
+}
+
 function restoreSteps() {
   try {
-    if (!document.querySelector("#timeline .lane")) {
+    if (!labRan()) {
       sessionStorage.removeItem(stepsKey());
       return;
     }

@@ -56,3 +56,34 @@ def test_the_queue_next_step_button_says_to_undo_a_fix_set_mid_case(
     expect(card.locator(".onward-ask")).to_contain_text("so set that back first")
     page.wait_for_timeout(500)  # a press that went through would have answered by now
     expect(button).to_have_attribute("title", "Step 4 of 8")
+
+
+@pytest.mark.parametrize(
+    ("path", "lesson", "card"),
+    [
+        ("natural", "set-vs-add", "#natural-lesson"),
+        ("retries", "retry-after", "#lesson"),
+    ],
+)
+def test_next_step_after_a_language_switch_goes_on(
+    page: Page, live_server: Any, path: str, lesson: str, card: str
+) -> None:
+    """Run K: one Next step, then the language switched (the page loads again): the next
+    Next step ran the first step again, on the operations and retry labs, whose steps the
+    page forgot on loading: only the payment lab's timeline said they had run."""
+    lab = f"e2e-nu33l-{secrets.token_hex(4)}"
+    page.goto(f"{live_server.url}/lab/{lab}/{path}?lesson={lesson}")
+    expect(page.locator("#offer")).to_have_count(0)
+    page.locator(f"{card} [data-next-step]").click()
+    expect(page.locator(card)).to_have_attribute("data-ran", "true")
+    page.locator("#language-select").select_option("vi")
+    with page.expect_navigation(wait_until="load"):
+        page.locator(".language button[type=submit]").click()
+    expect(page.locator("html")).to_have_attribute("lang", "vi")
+    page.locator(f"{card} [data-next-step]").click()
+    if path == "natural":
+        # Step 2, Retry it on balance += 100: its row ran; step 1 again would not run it.
+        expect(page.locator("tr[data-operation='add_balance'][data-times]")).to_have_count(1)
+    else:
+        # The last step done: the next press applies the fix (the lab afresh, fix on).
+        expect(page.locator("#lesson [data-unfix]")).to_be_visible()
