@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-
-from tests.test_thirty_first_run_texts import _queue_card
+from test_thirty_first_run_texts import _queue_card
 
 
 def _next_step_form(card: str) -> str:
@@ -44,3 +44,29 @@ def test_the_retry_labs_run_button_reads_chay_in_vietnamese() -> None:
     run = catalog.get("Run")
     assert run is not None and run.string == "Chạy"
     assert not [m.id for m in catalog if m.id and "Chạy thử" in str(m.string)]
+
+
+@pytest.mark.parametrize("page", ["", "/natural", "/queue", "/retries"])
+@pytest.mark.parametrize(
+    ("query", "said"),
+    [
+        ("lesson=race&lesson=ttl-expiry", "lesson is given more than once"),
+        ("scenario=race&scenario=ttl-expiry", "scenario is given more than once"),
+        ("lesson=race&fixed=2", "fixed must be 1 or 0"),
+        ("lesson=race&run=yes", "run must be 1 or 0"),
+    ],
+)
+def test_a_link_argument_given_twice_differently_is_refused(
+    app: Flask, client: FlaskClient, page: str, query: str, said: str
+) -> None:
+    """Run K: ``?lesson=race&lesson=ttl-expiry`` opened the first without a word, and
+    ``fixed=2`` ran the case without the fix: the link did not say what it meant."""
+    for answer in (
+        client.get(f"/lab/nu33-link{page}?{query}", follow_redirects=True),
+        client.post(f"/lab/nu33-link?{query}&lab={page.strip('/') or 'payments'}"),
+    ):
+        assert answer.status_code == 422 and answer.mimetype == "application/problem+json"
+        assert said in answer.json["detail"]
+    assert app.extensions["labs"].peek("nu33-link") is None
+    same = client.get(f"/lab/nu33-link{page}?lesson=race&lesson=race", follow_redirects=True)
+    assert same.status_code == 200

@@ -80,13 +80,40 @@ def present_arg(params: MultiDict[str, str]) -> str | None:
     return value
 
 
+def check_link_args(params: MultiDict[str, str]) -> None:
+    """Each of a link's :data:`LINK_ARGS` once: the same value repeated is one; ``fixed``
+    and ``run`` are ``0`` or ``1`` (``present``: :func:`present_arg`).
+
+    :raises Problem: 422 ``invalid-link`` for two different values of one argument
+        (``?lesson=race&lesson=ttl-expiry``: the link would not say which it means; the
+        first was taken without a word), or another ``fixed`` or ``run``.
+    """
+    for name in LINK_ARGS:
+        if name == "present":
+            continue  # present_arg says what it may be
+        values = params.getlist(name)
+        shown = ", ".join(sorted(set(values)))[:60]
+        if len(set(values)) > 1:
+            raise Problem(
+                422, "invalid-link", N_("Invalid link"),
+                Text("%(name)s is given more than once, with different values (%(values)s): "
+                     "keep the one you mean.", name=name, values=shown),
+            )  # fmt: skip
+        if name in ("fixed", "run") and values and values[0] not in ("0", "1"):
+            raise Problem(
+                422, "invalid-link", N_("Invalid link"),
+                Text("%(name)s must be 1 or 0, not %(value)s.", name=name, value=shown),
+            )  # fmt: skip
+
+
 def offer(lab: Workspace) -> Offer | None:
     """The change this request's query asks for, or ``None``.
 
     :raises Problem: 404 for an unknown scenario or lesson, 422 for a ``present`` other
-        than 0 or 1 (as the POST would).
+        than 0 or 1, or a link argument given twice differently (as the POST would).
     """
     args = request.args
+    check_link_args(args)
     present = present_arg(args)
     lesson, scenario = args.get("lesson"), args.get("scenario")
     if present is None and lesson is None and scenario is None:

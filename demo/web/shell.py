@@ -19,7 +19,7 @@ from ..registry import LabRegistry
 from ..workspace import Workspace
 from . import lab_to_read, lab_to_write
 from .i18n import LANGUAGES
-from .links import LINK_ARGS, check_names, offer, present_arg
+from .links import LINK_ARGS, check_link_args, check_names, offer, present_arg
 from .nav import PAGES
 from .openapi import document
 from .payments.order import KEY_TEMPLATE, order_form
@@ -85,10 +85,11 @@ def open_link(lab_id: str) -> BaseResponse:
     that lab's page, keeping ``run=1``.
 
     :raises Problem: 404 for an unknown lab, scenario or lesson; 422 for ``present``
-        other than 0 or 1; 409 in a read-only replay (presenter mode excepted); 503 when a
-        new lab gets no slot.
+        other than 0 or 1, or an argument given twice differently; 409 in a read-only
+        replay (presenter mode excepted); 503 when a new lab gets no slot.
     """
     params = request.values
+    check_link_args(params)
     present = present_arg(params)
     changes = present is not None or "scenario" in params or "lesson" in params
     page = params.get("lab", "payments")
