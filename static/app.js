@@ -17,13 +17,15 @@ import * as requests from "./js/requests.js";
 import * as panels from "./js/panels.js";
 import * as keyboard from "./js/keyboard.js";
 import * as lessons from "./js/lessons.js";
+import * as autorun from "./js/autorun.js";
 import * as proofInView from "./js/proof-in-view.js";
 import * as fixBadge from "./js/fix-badge.js";
 
 requests.start(); // first: the "lab-json" extension, before htmx processes the page
 panels.start();
 keyboard.start();
-lessons.start(); // the autorun may press a button at once
+lessons.start();
+autorun.start(); // may press a button at once: after the lessons' listeners
 proofInView.start(); // presenter mode: the answer's proof on screen
 fixBadge.start(); // the card's fix badge follows the page's client switches
 

@@ -44,6 +44,12 @@ class Lesson:
     :param checks: every one must hold once for "lesson achieved".
     :param takeaway: the sentence to remember.
     :param lab: the lab whose evidence the checks read (a key of the workspace's labs).
+    :param unmet_note: what a check still open asks beyond the numbers, said when the card's
+        numbers read "as expected" with the fix on (lesson 5: B must wait on A's lock; A
+        stepped to its end first leaves one charge and the check open).
+    :param case_note: the same before the fix, said when the case's first check is still
+        open under extra charges (lesson 1: two Pays one after the other are two intents,
+        not the double click the check asks for).
     """
 
     name: str
@@ -52,6 +58,8 @@ class Lesson:
     checks: tuple[Check, ...]
     takeaway: str
     lab: str = ""
+    unmet_note: str = ""
+    case_note: str = ""
 
     def hints_for(self, fixed: bool) -> tuple[str, ...]:
         """The hints in the order "Show a hint" reveals them: in the second case (``fixed``)

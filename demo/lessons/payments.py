@@ -19,8 +19,12 @@ from .payment_facts import (
 )
 
 
-def _lesson(name: str, goal: str, hints: tuple[str, ...], takeaway: str, *checks: Check) -> Lesson:
-    return Lesson(name, goal, hints, checks, takeaway, lab="payments")
+def _lesson(
+    name: str, goal: str, hints: tuple[str, ...], takeaway: str, *checks: Check,
+    unmet_note: str = "", case_note: str = "",
+) -> Lesson:  # fmt: skip
+    return Lesson(name, goal, hints, checks, takeaway, lab="payments", unmet_note=unmet_note,
+                  case_note=case_note)  # fmt: skip
 
 
 PATH: tuple[Lesson, ...] = (
@@ -44,6 +48,11 @@ PATH: tuple[Lesson, ...] = (
             "keyed-once",
             N_("Two requests with one key charged once; the other replayed"),
             lambda ev: concurrent_once(ev),
+        ),
+        case_note=N_(
+            "The first check asks for two requests at the same moment, as a double click "
+            "sends them: press Double-submit. Requests sent one after another (Pay, then Pay) "
+            "charge too, but show no race."
         ),
     ),
     _lesson(
@@ -162,6 +171,12 @@ PATH: tuple[Lesson, ...] = (
                 "then replayed"
             ),
             lambda ev: interleaved_once(ev),
+        ),
+        unmet_note=N_(
+            "One charge, as expected, yet the last check is open: it asks for B to wait on "
+            "A's lock while A holds it. If A ran to its end first, B found A's record and "
+            "replayed without waiting. Press New order, step A until it holds the lock, then "
+            "step B into it."
         ),
     ),
     _lesson(

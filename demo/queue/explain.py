@@ -120,11 +120,19 @@ def _processed(entry: WorkEntry) -> str | Text:
 def _crashed(entry: WorkEntry) -> str | Text:
     s, vt = entry.settings, entry.settings.get("visibility_timeout_s")
     if entry.error is not None:
+        error = Text(entry.error) if entry.error == INVOICE_ID_ERROR else entry.error
+        if (entry.receive_count or 0) >= (s.get("max_attempts") or 0):
+            # Run L: "it comes back" beside a queue panel already showing it dead.
+            return Text(
+                "The handler failed on this job (%(error)s), receive %(n)s of %(max)s: its "
+                "last. No ack: once the visibility timeout passes, the broker gives up on it "
+                "and moves it to the dead-letter queue, where the next Work finds it.",
+                error=error, n=entry.receive_count, max=s.get("max_attempts"),
+            )  # fmt: skip
         return Text(
             "The handler failed on this job (%(error)s), receive %(n)s of %(max)s. No ack: "
             "it comes back after the visibility timeout, then goes to the dead-letter queue.",
-            error=Text(entry.error) if entry.error == INVOICE_ID_ERROR else entry.error,
-            n=entry.receive_count, max=s.get("max_attempts"),
+            error=error, n=entry.receive_count, max=s.get("max_attempts"),
         )  # fmt: skip
     if s.get("delivery") == "at_most_once":
         return N_(

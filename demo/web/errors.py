@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 
-from flask import Flask, Response, render_template, request
+from flask import Flask, Response, current_app, g, render_template, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from ..engine.problems import PROBLEM_JSON, Problem
 from ..engine.text import N_, Text
 from . import is_htmx
+from .nav import PAGES
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -51,7 +52,7 @@ def problem_response(problem: Problem) -> Response:
     """The response for ``problem``: problem+json, or an HTML page for a browser's navigation."""
     # A browser's navigation (a link, or a form such as the history upload) gets a page.
     if not is_htmx() and _wants_html():
-        html = render_template("error.html", problem=problem.to_dict())
+        html = render_template("error.html", problem=problem.to_dict(), back=_back_to_lab())
         response = Response(html, problem.status, mimetype="text/html")
     else:
         response = Response(problem.body(), problem.status, mimetype=PROBLEM_JSON)
@@ -63,6 +64,20 @@ def problem_response(problem: Problem) -> Response:
         response.headers["HX-Reswap"] = "none"
         response.headers["HX-Trigger"] = json.dumps({"lab-problem": event})
     return response
+
+
+def _back_to_lab() -> str | None:
+    """The page of the lab a refused navigation came from (``/lab/<id>/queue?lesson=nope``:
+    ``/lab/<id>/queue``, which a GET shows unchanged), when that lab exists; ``None``
+    otherwise. "Open a fresh lab" alone led away from the attendee's own lab (run L)."""
+    # Some blueprints move lab_id from the view's arguments to g.lab_id.
+    lab_id = (request.view_args or {}).get("lab_id") or g.get("lab_id")
+    if not isinstance(lab_id, str) or current_app.extensions["labs"].peek(lab_id) is None:
+        return None
+    for page in PAGES.values():
+        if request.endpoint == page.endpoint and request.method == "GET":
+            return request.path
+    return PAGES["payments"].url(lab_id)
 
 
 def _http_error(exc: HTTPException) -> Response:

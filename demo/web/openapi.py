@@ -143,13 +143,10 @@ def _pages() -> dict[str, Any]:
          "303": {"description": "To the plain lab address"}},
         parameters=_page_links(),
     )  # fmt: skip
+    fresh = {"303": {"description": "To the new lab's page"}, **_problems("404", "422")}
+    fresh = _op("Redirect to a fresh lab with an unguessable id", fresh)
     return {
-        "/": {
-            "get": _op(
-                "Redirect to a fresh lab with an unguessable id",
-                {"303": {"description": "See Other: the new lab's page"}},
-            )
-        },
+        "/": {"get": fresh},
         "/openapi.json": {
             "get": _op("This document", {"200": _json({"type": "object"}, "OpenAPI 3.1")})
         },

@@ -31,7 +31,15 @@ bp = Blueprint("shell", __name__)
 @bp.get("/")
 def index() -> BaseResponse:
     """Redirect (303) to a fresh lab with a random, unguessable id; a link's choices
-    (``?lesson=race``, ``?present=1``…) go with it, for the lab page to offer."""
+    (``?lesson=race``, ``?present=1``…) go with it, for the lab page to offer.
+
+    :raises Problem: the lab page's 404 and 422 for a link's choices, here, before a lab
+        id is made for a link that cannot open.
+    """
+    args = request.args
+    check_link_args(args)
+    present_arg(args)
+    check_names(args.get("lesson"), args.get("scenario"), args.get("lab", "payments"))
     choices: dict[str, Any] = {n: request.args[n] for n in LINK_ARGS if n in request.args}
     return redirect(url_for("shell.lab_page", lab_id=LabRegistry.new_id(), **choices), 303)
 

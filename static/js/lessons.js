@@ -1,7 +1,7 @@
-// The lessons: "Next step", the scenario's buttons pressed by name, and what a link asks
-// for (a lesson's "Run the steps", a change offered as a form).
+// The lessons: "Next step", the scenario's buttons pressed by name (js/autorun.js presses
+// them for a link's "Run the steps").
 import { byId, t, showNotice } from "./page.js";
-import { valueOf, chargesInFlight, requestsPending } from "./requests.js";
+import { valueOf, chargesInFlight } from "./requests.js";
 import { stepNextLane } from "./stepping.js";
 
 // The scenario's actions by name, as "Next step" and the autorun press them: real clicks
@@ -25,7 +25,7 @@ function payFromAnotherTab() {
 
 // Press the button of the action called name ("Pay", "Retry", …). False when the page
 // has no such button.
-function clickAction(name) {
+export function clickAction(name) {
   if (name === "Pay from two tabs") {
     payFromAnotherTab();
     return true;
@@ -64,25 +64,31 @@ function stepAnswering() {
   return chargesInFlight() > 0 || formsPending > 0;
 }
 
-// The steps taken survive a reload of this tab (a projector laptop that refreshes): kept
-// per lab page, scenario and script, and dropped once the lab shows no request (a reset,
-// a case started afresh).
+// The steps taken are the lab's, not one tab's: they survive a reload (a projector
+// laptop that refreshes) and a second tab on the same lab goes on from them (run L: a new
+// tab pressed Pay again). Kept per lab page, scenario and script in localStorage, read
+// again at each press, and back to 0 once the lab shows no request (a reset, a case
+// started afresh).
 function stepsKey() {
   const layout = document.querySelector("main[data-script]");
   return ["lesson-steps", location.pathname, layout ? layout.dataset.scenario : "",
     script().join("|")].join("|");
 }
 
+function keepSteps() {
+  try { localStorage.setItem(stepsKey(), String(nextIndex)); } catch (e) { /* storage off */ }
+}
+
 // One step of the script done: count it, and keep the count for a reload.
 function advance() {
   nextIndex += 1;
-  try { sessionStorage.setItem(stepsKey(), String(nextIndex)); } catch (e) { /* storage off */ }
+  keepSteps();
 }
 
 // The steps start over: the lab was emptied (Reset), or the case's fault armed again.
 function forgetSteps() {
   nextIndex = 0;
-  try { sessionStorage.removeItem(stepsKey()); } catch (e) { /* storage off */ }
+  keepSteps();
 }
 
 // The lab shows what its steps did: the payment lab's timeline, the other labs' cards
@@ -91,15 +97,22 @@ function labRan() {
   return document.querySelector("#timeline .lane, " + CARD + "[data-ran='true']") !== null;
 }
 
-function restoreSteps() {
+// The count as another tab (or this one, before a reload) left it.
+function syncSteps() {
   try {
-    if (!labRan()) {
-      sessionStorage.removeItem(stepsKey());
-      return;
-    }
-    const saved = Number(sessionStorage.getItem(stepsKey()));
-    if (saved > 0 && saved <= script().length) nextIndex = saved;
-  } catch (e) { /* storage off: the card's data-steps-done still resumes */ }
+    const saved = localStorage.getItem(stepsKey());
+    if (saved === null) return;
+    const n = Number(saved);
+    if (n >= 0 && n <= script().length) nextIndex = n;
+  } catch (e) { /* storage off: this tab's own count */ }
+}
+
+function restoreSteps() {
+  if (!labRan()) {
+    forgetSteps();
+    return;
+  }
+  syncSteps(); // storage off: the card's data-steps-done still resumes
 }
 
 function script() {
@@ -156,6 +169,7 @@ export function nextStep() {
     return;
   }
   const names = script();
+  syncSteps();
   if (stepNextLane()) return;
   if (stepAnswering()) {
     queueNextStep();
@@ -165,9 +179,11 @@ export function nextStep() {
   // whether this case's steps are done (its first check met, or the lesson achieved), and
   // with their requests on the timeline Next step goes on (the fix, the next lesson)
   // rather than run them again.
+  // An empty lab (Reset) under a first check met goes on to the fix, as its card says; an
+  // achieved lesson's empty lab walks its steps again.
   const resumed = nextIndex === 0 &&
     document.querySelector("#lesson[data-steps-done='true']") &&
-    document.querySelector("#timeline .lane");
+    (document.querySelector("#timeline .lane") || !document.querySelector(CARD + " .achieved"));
   if (!resumed && nextIndex < names.length) {
     const name = names[nextIndex];
     clickAction(name); // the capturing click listener moves nextIndex on
@@ -181,17 +197,20 @@ export function nextStep() {
   const firstCase = document.querySelector(CARD + " .checks-order") &&
     document.querySelector("[data-unfix]");
   const onward = fix || firstCase || document.querySelector("[data-next-lesson]") || start;
-  // Asked always: leaving a scenario's card for the path, and the closing slide (the
-  // wrap-up) for lesson 1 again.
+  // Asked always: leaving a scenario's card for the path, the closing slide (the wrap-up)
+  // for lesson 1 again, and free play with requests on it: lesson 1 starts the lab afresh
+  // (run L: Space, pressed to scroll, wiped an attendee's work without a word).
   const always = onward === start &&
-    document.querySelector("#lesson, [data-wrap-up]") !== null;
+    (document.querySelector("#lesson, [data-wrap-up]") !== null || labRan());
   // The steps done and a check still open (a case pressed by hand between them): going on
   // would leave the lesson unachieved without a word. Asked every time.
   const open = onward !== null && onward.matches("[data-next-lesson]") &&
     document.querySelector(CARD + " ul.checks") !== null &&
     document.querySelector(CARD + " .achieved") === null;
+  const free = onward === start && !document.querySelector("#lesson, [data-wrap-up]");
+  const words = open ? "leave_unachieved" : free ? "leave_free_play" : "leave_ask";
   if (onward && onward !== fix && (onward !== start || always || open) &&
-    !mayLeave(onward, always || open, open ? "leave_unachieved" : "leave_ask")) return;
+    !mayLeave(onward, always || open, words)) return;
   if (onward) onward.click();
   else if (names.length) showNotice(t("path_done"));
 }
@@ -305,6 +324,7 @@ function startNextStep() {
       return;
     }
     const names = layout.dataset.script.split("|");
+    syncSteps();
     if (names[nextIndex] !== action) return;
     advance();
     // The last step of a lesson achieved earlier, shown again: a press too many right
@@ -315,114 +335,8 @@ function startNextStep() {
   }, true);
 }
 
-// What a link asks for, done for the person who opened it once they see the page: a
-// lesson's "Run the steps", and a link's change offered as a form (a GET changes
-// nothing, so a link preview or a prefetch cannot reset a lab).
-
-// Run only once a person has the page on screen: never in a prerender (which runs
-// scripts before anyone asked) or a background tab.
-function whenSeen(action) {
-  if (!document.prerendering && document.visibilityState === "visible") {
-    action();
-    return;
-  }
-  let done = false;
-  function check() {
-    if (done || document.prerendering || document.visibilityState !== "visible") return;
-    done = true;
-    action();
-  }
-  document.addEventListener("prerenderingchange", check);
-  document.addEventListener("visibilitychange", check);
-}
-
-// Step mode (lesson 5): the scenario's buttons leave their requests paused. "Run the
-// steps" then steps the lanes in turn, as "." does, one step a while after the last one
-// was answered (its button redrawn) and no lane is on its way: the race plays in slow
-// motion, by real steps, until no lane is left.
-const LANE_STEP_MS = 700;
-
-function playLanes() {
-  let pressed = null; // the lane button pressed last: drawn anew once its step answered
-  let idle = 0; // ticks with nothing to step (a lane on its way, or every lane blocked)
-  const timer = setInterval(function () {
-    if (!document.querySelector("[data-step-label]") || idle > 40) {
-      clearInterval(timer); // no lane left, or none could step for 28 s
-      return;
-    }
-    const open = document.querySelector("[data-step-label]:not([disabled])");
-    if ((pressed && pressed.isConnected) || document.querySelector("#step .where.running") || !open) {
-      idle += 1;
-      return;
-    }
-    idle = 0;
-    pressed = stepNextLane();
-  }, LANE_STEP_MS);
-}
-
-// In step mode the charges stay open, paused: the page is as quiet as it gets once each
-// stands at a step (its lane drawn, none "running…").
-function lanesStanding() {
-  return document.querySelectorAll("[data-step-label]").length >= chargesInFlight() &&
-    !document.querySelector("#step .where.running");
-}
-
-// "Run the steps": click the scenario's buttons one after the other, each once the
-// requests of the one before have answered. Real clicks, real requests.
-function runScript(names) {
-  if (!names.length) {
-    if (document.querySelector("[data-step-label]")) playLanes();
-    return;
-  }
-  if (!clickAction(names[0])) return;
-  // Wait for 300 ms of quiet after the last answer, so each step draws as its own
-  // group on the timeline (counting from the click, a slow answer left no gap). Every
-  // request counts, not only charges: on a busy machine New order can take longer than
-  // the quiet time, and a Pay sent before it answered would pay the old order.
-  let waited = 0;
-  let quiet = 0;
-  const timer = setInterval(function () {
-    waited += 100;
-    const open = chargesInFlight() === 0 || lanesStanding();
-    quiet = open && requestsPending() <= chargesInFlight() ? quiet + 100 : 0;
-    if (quiet >= 300 || waited > 10000) {
-      clearInterval(timer);
-      runScript(names.slice(1));
-    }
-  }, 100);
-}
-
-// A link that changes the lab (?lesson=, ?scenario=, ?present=) opens with its change
-// offered as a form. For a person the link stays one click: press the button for them,
-// and replace this page in the history, so Back does not open the lesson afresh again.
-function openOffer(offer) {
-  const button = offer.querySelector("button");
-  if (button) button.disabled = true;
-  fetch(offer.action, {method: "POST", credentials: "same-origin"})
-    .then(function (response) {
-      if (response.ok && response.redirected) window.location.replace(response.url);
-      else offer.submit(); // show the problem (a read-only replay, no free lab slot)
-    })
-    .catch(function () { offer.submit(); });
-}
-
-function startAutorun() {
-  const layout = document.querySelector("[data-autorun='true']");
-  if (layout && layout.dataset.script) {
-    history.replaceState(null, "", window.location.pathname);
-    whenSeen(function () {
-      setTimeout(function () {
-        runScript(layout.dataset.script.split("|"));
-      }, 300);
-    });
-  }
-  const offer = document.querySelector("form[data-auto-open]");
-  if (offer) whenSeen(function () { openOffer(offer); });
-}
-
 export function start() {
   trackForms();
   startNextStep();
   watchAchievement();
-  startAutorun();
 }

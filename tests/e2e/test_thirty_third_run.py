@@ -87,3 +87,65 @@ def test_next_step_after_a_language_switch_goes_on(
     else:
         # The last step done: the next press applies the fix (the lab afresh, fix on).
         expect(page.locator("#lesson [data-unfix]")).to_be_visible()
+
+
+def test_space_in_free_play_with_work_on_it_asks_before_a_lesson_wipes_it(
+    page: Page, live_server: Any
+) -> None:
+    """Run L: free play, two orders paid, then Space pressed to scroll: lesson 1 opened on a
+    fresh lab, "charged 0", without a word."""
+    page.goto(f"{live_server.url}/lab/e2e-nu33f-{secrets.token_hex(4)}")
+    lanes = page.locator("#timeline .lane")
+    page.locator("button[data-action='Pay']").first.click()
+    expect(lanes).to_have_count(1, timeout=10_000)
+    page.locator("h1").first.click()  # an empty spot: no control has the focus
+    page.keyboard.press(" ")
+    expect(page.locator("#notice")).to_contain_text("starts this lab afresh")
+    page.wait_for_timeout(300)
+    expect(page.locator("#lesson")).to_have_count(0)
+    expect(lanes).to_have_count(1)
+    page.wait_for_timeout(500)  # past a bounced press: the second press goes on
+    page.keyboard.press(" ")
+    expect(page.locator("#lesson")).to_have_attribute("data-lesson", "double-click")
+
+
+def test_next_step_after_reset_with_the_first_check_met_applies_the_fix(
+    page: Page, live_server: Any, open_link: Any
+) -> None:
+    """Run L: lesson 2, its case done (the first check ticked), then Reset: the card said
+    "the next check needs the fix, so press Apply the fix", and Next step armed the lost
+    response again and paid the case once more."""
+    open_link(page, f"{live_server.url}/lab/e2e-nu33a-{secrets.token_hex(4)}?lesson=lost-response")
+    card = page.locator("#lesson")
+    lanes = page.locator("#timeline .lane")
+    for n in (1, 2):
+        card.locator("[data-next-step]").click()
+        expect(lanes).to_have_count(n, timeout=10_000)
+        expect(page.locator("#outcome-announce")).not_to_contain_text("in flight", timeout=10_000)
+    expect(card.locator("li[data-check]").first).to_have_class("met")
+    page.locator("button[data-action='Reset']").click()
+    expect(lanes).to_have_count(0)
+    expect(card).to_contain_text("the next check needs the fix, so press Apply the fix")
+    expect(card.locator("li.arm-first")).to_have_count(0)
+    with page.expect_navigation(wait_until="load"):
+        card.locator("[data-next-step]").click()
+    expect(page.locator("#lesson [data-unfix]")).to_be_visible()
+
+
+def test_a_second_tab_goes_on_from_the_steps_the_first_took(browser: Any, live_server: Any) -> None:
+    """Run L: lesson 2, Pay (the response lost) in one tab, then the same lab opened in a
+    new tab: its Next step pressed Pay again, a replay the card never mentions."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    first = context.new_page()
+    first.goto(f"{live_server.url}/lab/e2e-nu33t-{secrets.token_hex(4)}?lesson=lost-response")
+    expect(first.locator("#offer")).to_have_count(0)
+    first.locator("#lesson [data-next-step]").click()  # Pay
+    expect(first.locator("#outcome-announce")).to_contain_text("No response", timeout=10_000)
+    second = context.new_page()
+    second.goto(first.url)
+    expect(second.locator("#timeline .lane")).to_have_count(1)
+    second.locator("#lesson [data-next-step]").click()  # Retry with a new key, not Pay
+    lanes = second.locator("#timeline .lane")
+    expect(lanes).to_have_count(2, timeout=10_000)
+    expect(lanes.first).to_contain_text("Retry with a new key")
+    context.close()
