@@ -96,14 +96,28 @@ def check_link_args(params: MultiDict[str, str]) -> None:
         if len(set(values)) > 1:
             raise Problem(
                 422, "invalid-link", N_("Invalid link"),
-                Text("%(name)s is given more than once, with different values (%(values)s): "
-                     "keep the one you mean.", name=name, values=shown),
+                Text("The argument %(name)s is given more than once, with different values "
+                     "(%(values)s): keep the one you mean.", name=name, values=shown),
             )  # fmt: skip
         if name in ("fixed", "run") and values and values[0] not in ("0", "1"):
             raise Problem(
                 422, "invalid-link", N_("Invalid link"),
-                Text("%(name)s must be 1 or 0, not %(value)s.", name=name, value=shown),
+                Text("The argument %(name)s must be 1 or 0, not %(value)s.", name=name,
+                     value=shown),
             )  # fmt: skip
+
+
+def check_link(params: MultiDict[str, str], lab: str | None = None) -> str | None:
+    """Every check of a link's ``params``, before anything is made or changed for it:
+    :func:`check_link_args`, :func:`present_arg` (returned), :func:`check_names` of lab
+    ``lab`` (else its ``lab`` argument, else the payment lab).
+
+    :raises Problem: 404 for an unknown lab, scenario or lesson; 422 ``invalid-link``.
+    """
+    check_link_args(params)
+    present = present_arg(params)
+    check_names(params.get("lesson"), params.get("scenario"), lab or params.get("lab", "payments"))
+    return present
 
 
 def offer(lab: Workspace) -> Offer | None:

@@ -143,8 +143,8 @@ def _pages() -> dict[str, Any]:
          "303": {"description": "To the plain lab address"}},
         parameters=_page_links(),
     )  # fmt: skip
-    fresh = {"303": {"description": "To the new lab's page"}, **_problems("404", "422")}
-    fresh = _op("Redirect to a fresh lab with an unguessable id", fresh)
+    redirect = {"303": {"description": "To the new lab's page"}, **_problems("404", "422")}
+    fresh = _op("Redirect to a fresh lab with an unguessable id", redirect)
     return {
         "/": {"get": fresh},
         "/openapi.json": {

@@ -19,7 +19,7 @@ from ..registry import LabRegistry
 from ..workspace import Workspace
 from . import lab_to_read, lab_to_write
 from .i18n import LANGUAGES
-from .links import LINK_ARGS, check_link_args, check_names, offer, present_arg
+from .links import LINK_ARGS, check_link, offer
 from .nav import PAGES
 from .openapi import document
 from .payments.order import KEY_TEMPLATE, order_form
@@ -36,10 +36,7 @@ def index() -> BaseResponse:
     :raises Problem: the lab page's 404 and 422 for a link's choices, here, before a lab
         id is made for a link that cannot open.
     """
-    args = request.args
-    check_link_args(args)
-    present_arg(args)
-    check_names(args.get("lesson"), args.get("scenario"), args.get("lab", "payments"))
+    check_link(request.args)
     choices: dict[str, Any] = {n: request.args[n] for n in LINK_ARGS if n in request.args}
     return redirect(url_for("shell.lab_page", lab_id=LabRegistry.new_id(), **choices), 303)
 
@@ -97,11 +94,9 @@ def open_link(lab_id: str) -> BaseResponse:
         replay (presenter mode excepted); 503 when a new lab gets no slot.
     """
     params = request.values
-    check_link_args(params)
-    present = present_arg(params)
+    present = check_link(params)  # before anything changes
     changes = present is not None or "scenario" in params or "lesson" in params
     page = params.get("lab", "payments")
-    check_names(params.get("lesson"), params.get("scenario"), page)  # before anything changes
     if not changes:  # nothing to apply: no lab is made for it
         return redirect(PAGES[page].url(lab_id), 303)
     lab = lab_to_write(lab_id)

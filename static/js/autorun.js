@@ -1,13 +1,10 @@
-// What a link asks for, done for the person who opened it: a lesson's "Run the steps"
-// (the scenario's buttons pressed one after the other, as real clicks), and a link's
-// change offered as a form.
+// What a link asks for, done for the person who opened it once they see the page: a
+// lesson's "Run the steps" (the scenario's buttons pressed one after the other, as real
+// clicks), and a link's change offered as a form (a GET changes nothing, so a link
+// preview or a prefetch cannot reset a lab).
 import { clickAction } from "./lessons.js";
 import { chargesInFlight, requestsPending } from "./requests.js";
 import { stepNextLane } from "./stepping.js";
-
-// What a link asks for, done for the person who opened it once they see the page: a
-// lesson's "Run the steps", and a link's change offered as a form (a GET changes
-// nothing, so a link preview or a prefetch cannot reset a lab).
 
 // Run only once a person has the page on screen: never in a prerender (which runs
 // scripts before anyone asked) or a background tab.

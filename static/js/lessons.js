@@ -136,18 +136,21 @@ function queueNextStep() {
   }, 100);
 }
 
-export function nextStep() {
-  // The fix set by hand before the case it needs off: the steps would prove nothing, then
-  // leave the lesson unachieved. The card's first step says to undo it: say it here too.
-  // The case's own settings changed by hand: its steps would not do what they say.
-  const undo = document.querySelector(
+// The fix set by hand before the case it needs off: the steps would prove nothing, then
+// leave the lesson unachieved. The case's own settings changed by hand: its steps would
+// not do what they say. The card's first step says so: a press of Next step (the key, or
+// the queue card's own button) says it too, on the card under the button, and is true.
+function askFirst() {
+  const first = document.querySelector(
     CARD + " li.undo-first:not([hidden]), " + CARD + " li.case-changed");
-  if (undo) {
-    // Said on the card, under the button pressed (a notice elsewhere goes unseen).
-    askText = undo.textContent.trim();
-    if (!showAsk(true)) showNotice(askText);
-    return;
-  }
+  if (!first) return false;
+  askText = first.textContent.trim();
+  if (!showAsk(true)) showNotice(askText); // a notice elsewhere goes unseen
+  return true;
+}
+
+export function nextStep() {
+  if (askFirst()) return;
   // The case's fault fired and the lab was emptied (Reset), or the fix was set by hand
   // after it fired: the card says to arm it again before the first step. Arm it, and
   // start the steps over (run K: Next step pressed Retry on a lab with no fault armed).
@@ -200,15 +203,15 @@ export function nextStep() {
   // Asked always: leaving a scenario's card for the path, the closing slide (the wrap-up)
   // for lesson 1 again, and free play with requests on it: lesson 1 starts the lab afresh
   // (run L: Space, pressed to scroll, wiped an attendee's work without a word).
-  const always = onward === start &&
-    (document.querySelector("#lesson, [data-wrap-up]") !== null || labRan());
+  const onCard = document.querySelector("#lesson, [data-wrap-up]") !== null;
+  const always = onward === start && (onCard || labRan());
   // The steps done and a check still open (a case pressed by hand between them): going on
   // would leave the lesson unachieved without a word. Asked every time.
   const open = onward !== null && onward.matches("[data-next-lesson]") &&
     document.querySelector(CARD + " ul.checks") !== null &&
     document.querySelector(CARD + " .achieved") === null;
-  const free = onward === start && !document.querySelector("#lesson, [data-wrap-up]");
-  const words = open ? "leave_unachieved" : free ? "leave_free_play" : "leave_ask";
+  const words = open ? "leave_unachieved"
+    : onward === start && !onCard ? "leave_free_play" : "leave_ask";
   if (onward && onward !== fix && (onward !== start || always || open) &&
     !mayLeave(onward, always || open, words)) return;
   if (onward) onward.click();
@@ -299,16 +302,9 @@ function startNextStep() {
   document.addEventListener("click", function (evt) {
     const server = evt.target.closest ? evt.target.closest("[data-next-step-server]") : null;
     if (!server || !evt.isTrusted) return;
-    // The card says to undo a fix set by hand first: its button says it too, as "." does,
-    // rather than play the steps on settings that cannot meet the first check (run K).
-    const undo = document.querySelector(CARD + " li.undo-first:not([hidden])");
-    if (undo) {
-      evt.preventDefault();
-      askText = undo.textContent.trim();
-      showAsk(true);
-      return;
-    }
-    if (server.hasAttribute("data-onward") && !mayLeave(server, false)) evt.preventDefault();
+    // Not on settings that cannot meet the first check (run K).
+    if (askFirst()) evt.preventDefault();
+    else if (server.hasAttribute("data-onward") && !mayLeave(server, false)) evt.preventDefault();
   }, true);
   // A card's copy of a lab's button (the retry lab's Run on its lesson card) is that action.
   document.addEventListener("click", function (evt) {

@@ -19,7 +19,7 @@ from ...natural.scenarios import FIX_WINDOW_S, SCENARIOS
 from ...workspace import Workspace
 from .. import is_htmx, lab_to_read, lab_to_write
 from ..filters import duration
-from ..links import check_link_args, check_names, offer, present_arg
+from ..links import check_link, offer
 from ..nav import PAGES
 from ..payments.panels import poll_s
 from . import bp
@@ -162,9 +162,7 @@ def page() -> BaseResponse | str:
         0 or 1.
     """
     g.lab = lab_to_read(g.lab_id)
-    check_link_args(request.args)  # before the redirect keeps only the first values
-    check_names(request.args.get("lesson"), request.args.get("scenario"), "natural")
-    present_arg(request.args)
+    check_link(request.args, "natural")  # before the redirect keeps only the first values
     if {"scenario", "present"} & set(request.args) and "lab" not in request.args:
         link = PAGES["natural"].url(g.lab_id, **request.args.to_dict(), lab="natural")
         return redirect(link, 303)

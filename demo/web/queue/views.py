@@ -20,7 +20,7 @@ from ...queue.scenarios import SCENARIOS
 from ...queue.settings import Settings
 from ...workspace import Workspace
 from .. import is_htmx, lab_to_read, lab_to_write
-from ..links import check_link_args, check_names, offer, present_arg
+from ..links import check_link, offer
 from ..nav import PAGES
 from .panels import JOBS, panels_context, poll_s
 
@@ -43,9 +43,7 @@ def page(lab_id: str) -> BaseResponse | str:
         ``present`` other than 0 or 1; 503 ``broker-unavailable``.
     """
     lab = lab_to_read(lab_id)
-    check_link_args(request.args)  # before the redirect keeps only the first values
-    check_names(request.args.get("lesson"), request.args.get("scenario"), "queue")
-    present_arg(request.args)
+    check_link(request.args, "queue")  # before the redirect keeps only the first values
     if {"scenario", "present"} & set(request.args) and "lab" not in request.args:
         return redirect(PAGES["queue"].url(lab_id, **request.args.to_dict(), lab="queue"), 303)
     return render_template(

@@ -13,7 +13,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from ...workspace import Workspace
 from .. import is_htmx, lab_to_read, lab_to_write
-from ..links import check_link_args, check_names, offer, present_arg
+from ..links import check_link, offer
 from ..nav import PAGES
 from .context import LAB, page_context, retries_of
 from .forms import faults_from, policy_from, storm_from
@@ -34,9 +34,7 @@ def page(lab_id: str) -> BaseResponse | str:
         ``present`` other than 0 or 1.
     """
     workspace = lab_to_read(lab_id)
-    check_link_args(request.args)  # before the redirect keeps only the first values
-    check_names(request.args.get("lesson"), request.args.get("scenario"), LAB)
-    present_arg(request.args)
+    check_link(request.args, LAB)  # before the redirect keeps only the first values
     if {"scenario", "present"} & set(request.args) and "lab" not in request.args:
         return redirect(PAGES[LAB].url(lab_id, **request.args.to_dict(), lab=LAB), 303)
     change = offer(workspace)
