@@ -7,6 +7,7 @@ import secrets
 from typing import Any
 
 import pytest
+from measure import box_of
 from playwright.sync_api import Browser, Page, expect
 
 pytestmark = pytest.mark.e2e
@@ -37,8 +38,8 @@ def click_step(page: Page, label: str) -> None:
     expect(button).to_be_enabled()
     settled(page)
     before = page.locator("#panels").get_attribute("data-version") or ""
-    box = button.bounding_box()
-    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= PROJECTOR["height"]
+    box = box_of(button)
+    assert box["y"] >= 0 and box["y"] + box["height"] <= PROJECTOR["height"]
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     expect(page.locator("#panels")).not_to_have_attribute("data-version", before)
     settled(page)

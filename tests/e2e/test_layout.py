@@ -8,6 +8,7 @@ import secrets
 from typing import Any
 
 import pytest
+from measure import box_of
 from playwright.sync_api import Browser, Page, expect
 
 pytestmark = pytest.mark.e2e
@@ -24,8 +25,7 @@ LESSONS = [
 
 
 def _in_view(page: Page, selector: str) -> dict[str, float]:
-    box = page.locator(selector).first.bounding_box()
-    assert box is not None, selector
+    box = box_of(page.locator(selector).first)
     assert box["y"] >= 0 and box["x"] >= 0, (selector, box)
     assert box["y"] + box["height"] <= VIEWPORT["height"], (selector, box)
     assert box["x"] + box["width"] <= VIEWPORT["width"], (selector, box)

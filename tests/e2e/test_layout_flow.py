@@ -9,6 +9,7 @@ import secrets
 from typing import Any
 
 import pytest
+from measure import box_of
 from playwright.sync_api import Browser, Page, expect
 
 pytestmark = pytest.mark.e2e
@@ -19,8 +20,7 @@ PROJECTOR = {"width": 1280, "height": 720}
 
 def in_view(page: Page, selector: str, height: int) -> dict[str, float]:
     """The element's box, asserted wholly inside the window (``height`` px tall, 1280 wide)."""
-    box = page.locator(selector).first.bounding_box()
-    assert box is not None, selector
+    box = box_of(page.locator(selector).first)
     assert box["y"] >= 0 and box["x"] >= 0, (selector, box)
     assert box["y"] + box["height"] <= height, (selector, box)
     assert box["x"] + box["width"] <= 1280, (selector, box)

@@ -8,6 +8,7 @@ import secrets
 from typing import Any
 
 import pytest
+from measure import box_of
 from playwright.sync_api import Page, expect
 from test_presenter_proof import PROJECTOR
 
@@ -17,9 +18,7 @@ pytestmark = pytest.mark.e2e
 
 
 def _box(page: Page, selector: str) -> dict[str, float]:
-    box = page.locator(selector).first.bounding_box()
-    assert box, selector
-    return box
+    return box_of(page.locator(selector).first)
 
 
 def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:

@@ -9,6 +9,7 @@ import secrets
 from typing import Any
 
 import pytest
+from measure import box_of
 from playwright.sync_api import Page, expect
 from test_fourth_run import all_achieved
 from test_presenter_proof import PROJECTOR, settled
@@ -50,8 +51,7 @@ def test_presenter_proof_leaves_no_row_of_buttons_under_the_header(
     edge = header_bottom(page)
     expect(page.locator("#explain .headline")).to_be_in_viewport(ratio=1)
     for button in page.locator("#lesson .lesson-actions button").all():
-        box = button.bounding_box()
-        assert box is not None
+        box = box_of(button)
         assert box["y"] + box["height"] <= edge + 1 or box["y"] >= edge - 1, box
 
 

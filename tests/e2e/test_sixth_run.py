@@ -9,6 +9,7 @@ import secrets
 from typing import Any
 
 import pytest
+from measure import box_of
 from playwright.sync_api import Page, expect
 from test_presenter_proof import PROJECTOR, settled
 
@@ -16,16 +17,15 @@ pytestmark = pytest.mark.e2e
 
 
 def header_bottom(page: Page) -> float:
-    box = page.locator("header.top").bounding_box()
-    assert box
+    box = box_of(page.locator("header.top"))
     return box["y"] + box["height"]
 
 
 def on_screen_below_header(page: Page, selector: str) -> None:
     """Whole on screen, and not under presenter mode's header (which stays on screen)."""
     expect(page.locator(selector).first).to_be_in_viewport(ratio=1)
-    box = page.locator(selector).first.bounding_box()
-    assert box and box["y"] >= header_bottom(page) - 1, (selector, box)
+    box = box_of(page.locator(selector).first)
+    assert box["y"] >= header_bottom(page) - 1, (selector, box)
 
 
 def press_and_wait(page: Page, key: str) -> None:

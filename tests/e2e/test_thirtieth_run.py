@@ -6,6 +6,7 @@ import secrets
 from typing import Any
 
 import pytest
+from measure import box_of
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.e2e
@@ -19,16 +20,7 @@ def _open(page: Page, url: str) -> None:
 
 
 def _box(page: Page, selector: str) -> dict[str, float]:
-    # A swap that replaces the element between finding it and measuring it gives None (a
-    # full run on a loaded machine): measure its replacement.
-    locator = page.locator(selector).first
-    for _ in range(50):
-        expect(locator).to_be_visible()
-        box = locator.bounding_box()
-        if box is not None:
-            return box
-        page.wait_for_timeout(100)
-    raise AssertionError(selector)
+    return box_of(page.locator(selector).first)
 
 
 def test_operations_lesson_1_shows_its_numbers_above_the_fold(page: Page, live_server: Any) -> None:

@@ -8,6 +8,7 @@ import secrets
 from typing import Any
 
 import pytest
+from measure import box_of
 from playwright.sync_api import Page, expect
 from test_keyboard import open_lab, paused_pair, settled
 from test_presenter_proof import PROJECTOR
@@ -64,9 +65,9 @@ def test_a_lesson_achieved_before_the_workshop_still_walks_through_the_fix(
 
 
 def in_view(page: Page, selector: str) -> bool:
-    box = page.locator(selector).bounding_box()
+    box = box_of(page.locator(selector))
     size = page.viewport_size
-    assert box is not None and size is not None
+    assert size is not None
     return box["y"] >= 0 and box["y"] + box["height"] <= size["height"]
 
 

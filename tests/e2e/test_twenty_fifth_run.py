@@ -8,6 +8,7 @@ import secrets
 from typing import Any
 
 import pytest
+from measure import box_of
 from playwright.sync_api import Browser, Page, expect
 from test_fourth_run import projector
 from test_retries_browser import open_retries
@@ -27,8 +28,8 @@ def test_free_play_runs_and_storms_from_the_first_screen(
     lab_id = open_retries(page, live_server)
     for copy, answer in (("#run-now", "#run .run-headline"), ("#storm-now", "#storm svg")):
         button = page.locator(copy)
-        box = button.bounding_box()
-        assert box is not None and box["y"] + box["height"] <= 720, copy
+        box = box_of(button)
+        assert box["y"] + box["height"] <= 720, copy
         button.click()
         expect(page.locator(answer)).to_be_visible()
     state = live_server.lab(lab_id).retries.state()

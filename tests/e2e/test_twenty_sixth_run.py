@@ -7,6 +7,7 @@ import secrets
 from typing import Any
 
 import pytest
+from measure import box_of
 from playwright.sync_api import Browser, Page, expect
 from test_fourth_run import projector
 
@@ -28,8 +29,8 @@ def test_every_button_of_the_lesson_card_is_on_the_first_screen(
     reset = page.locator("#lesson .lesson-actions button[form=lesson-reset]")
     expect(reset).to_have_count(0)  # a fresh lesson: nothing to reset
     for button in page.locator("#lesson .lesson-actions button").all():
-        box = button.bounding_box()
-        assert box is not None and box["y"] + box["height"] <= 720, (button.inner_text(), box)
+        box = box_of(button)
+        assert box["y"] + box["height"] <= 720, (button.inner_text(), box)
     page.get_by_role("button", name=first, exact=True).click()
     expect(page.locator(".lane.outcome-in_flight")).to_have_count(0)
     expect(page.locator(".lane")).not_to_have_count(0)
@@ -134,8 +135,8 @@ def test_the_operations_card_keeps_its_buttons_on_the_first_screen(
     expect(page.locator("#natural-lesson [data-next-step]")).to_be_visible()
     expect(reset).to_have_count(0)  # nothing to reset yet
     for button in page.locator("#natural-lesson .lesson-actions button").all():
-        box = button.bounding_box()
-        assert box is not None and box["y"] + box["height"] <= 720, (button.inner_text(), box)
+        box = box_of(button)
+        assert box["y"] + box["height"] <= 720, (button.inner_text(), box)
     page.locator("#natural-lesson [data-next-step]").click()  # the first step's Retry it
     expect(reset).to_be_visible()
     # One step of two has run: not "Not run yet" (it had), and no numbers before the case's.
