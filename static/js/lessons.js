@@ -140,11 +140,24 @@ function queueNextStep() {
 // leave the lesson unachieved. The case's own settings changed by hand: its steps would
 // not do what they say. The card's first step says so: a press of Next step (the key, or
 // the queue card's own button) says it too, on the card under the button, and is true.
+// Where the step offers to set the fix back, a second press does (a presenter remote
+// cannot untick a box; run M: the press said "set that back first" again and again).
+let undoAskedAt = 0; // when a press last asked to set the fix back, 0: not
 function askFirst() {
   const first = document.querySelector(
     CARD + " li.undo-first:not([hidden]), " + CARD + " li.case-changed");
   if (!first) return false;
-  askText = first.textContent.trim();
+  const back = first.querySelector("[data-set-back]:not([disabled])");
+  const now = Date.now();
+  if (back && undoAskedAt !== 0 && now - undoAskedAt > BOUNCE_MS && now - undoAskedAt < ASK_MS) {
+    undoAskedAt = 0;
+    forgetSteps();
+    back.click();
+    return true;
+  }
+  undoAskedAt = back ? now : 0;
+  const words = (first.querySelector(".undo-words") || first).textContent.trim();
+  askText = back ? words + " " + t("set_back_again") : words;
   if (!showAsk(true)) showNotice(askText); // a notice elsewhere goes unseen
   return true;
 }
