@@ -26,9 +26,12 @@ def explain(entry: WorkEntry) -> list[str | Text]:
             n=entry.in_flight,
         ))  # fmt: skip
     elif outcome == "idle":
+        # Not "the queue is empty": the queue panel lists a dead letter as one of its
+        # messages (run M read the two side by side).
         said.append(N_(
-            "No message was visible, and none is in flight: the queue is empty, and nothing "
-            "will come back. A message acked (or dead-lettered) is gone for good."
+            "No message was visible, and none is in flight: nothing is left to deliver, and "
+            "nothing will come back. An acked message is gone for good; a dead-lettered one "
+            "waits in the dead-letter queue, which is never delivered from."
         ))  # fmt: skip
     elif outcome == "processed":
         said.append(_processed(entry))

@@ -1,0 +1,37 @@
+"""The thirty-fourth session: what run M found, checked in the lab's words."""
+
+from __future__ import annotations
+
+from flask import Flask
+from flask.testing import FlaskClient
+from test_thirtieth_run_texts import EN
+from test_thirty_first_run_texts import _queue_card
+from test_thirty_third_run_texts import _next_step_form
+
+
+def test_queue_fix_applied_before_the_case_says_the_checks_count_in_order(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Queue lesson 6, Apply the fix before the case: "as expected", both checks open, no
+    word why, and no Next step left on the card."""
+    queue, card = _queue_card(app, client, "nu34-q6", "poison-message")
+    queue.play("poison-message", fixed=True)
+    html = card()
+    assert "The checks count in order: the first is not met yet" in html
+    assert "Press Run again without the fix and see it go wrong first." in html
+    form = _next_step_form(html)
+    assert 'name="fixed" value="0"' in form
+    assert "The case afresh, step 1 of 8" in form
+
+
+def test_an_idle_work_call_beside_a_dead_letter_does_not_call_the_queue_empty(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run M: "the queue is empty" above "The queue (messages: 1)" holding the dead letter."""
+    queue, _ = _queue_card(app, client, "nu34-q6e", "poison-message")
+    queue.play("poison-message", fixed=True)
+    queue._click("work", None)
+    page = client.get("/lab/nu34-q6e/queue", headers=EN).get_data(as_text=True)
+    assert "nothing is left to deliver" in page
+    assert "a dead-lettered one waits in the dead-letter queue" in page
+    assert "the queue is empty" not in page
