@@ -35,3 +35,21 @@ def test_an_idle_work_call_beside_a_dead_letter_does_not_call_the_queue_empty(
     assert "nothing is left to deliver" in page
     assert "a dead-lettered one waits in the dead-letter queue" in page
     assert "the queue is empty" not in page
+
+
+def test_apply_the_fix_keeps_the_attempts_the_attendee_chose(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run M: operations lesson 1 with Attempts 5: Apply the fix put the field back to 3
+    without a word, and the goal spoke of "three attempts"."""
+    registry = app.extensions["labs"]
+    lab = registry.get("nu34-ops")
+    lab.open_lesson("set-vs-add")
+    lab.natural.apply({"operation": "add_balance", "times": 5, "dedup": False})
+    lab.apply_scenario("set-vs-add", fixed=True, lab="natural")
+    page = client.get("/lab/nu34-ops/natural", headers=EN).get_data(as_text=True)
+    assert (
+        'id="ops-times" name="times" autocomplete="off" type="number" min="1" max="10" value="5"'
+        in page
+    )
+    assert "three attempts" not in page

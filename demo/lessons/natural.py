@@ -22,7 +22,7 @@ def _lesson(name: str, goal: str, hints: tuple[str, ...], takeaway: str, *checks
 CHAPTER: tuple[Lesson, ...] = (
     _lesson(
         "set-vs-add",
-        N_("See SET survive three attempts and += add three times; then tame += with a record."),
+        N_("See SET survive its retries and += add once per attempt; then tame += with a record."),
         (
             N_("Set Attempts to 3 and leave Dedup off; press Retry it on both balance rows."),
             N_("Then switch dedup on (or Apply the fix) and retry balance += 100 again."),

@@ -74,6 +74,9 @@ class NaturalLab:
         self.fixed = False
         self._guard = threading.Lock()
         self._latest: dict[str, dict[str, Any]] = {}
+        # The Attempts field's value, kept across a reset as a setting is: Apply the fix
+        # (the lab afresh) put a 5 back to 3 without a word (run M).
+        self.attempts = 3
 
     # -- the API ------------------------------------------------------------------------
 
@@ -95,6 +98,7 @@ class NaturalLab:
         full = run.as_dict()
         with self._guard:
             self._latest[operation] = full  # every attempt's state: the newest run only
+            self.attempts = times
         # The log keeps a summary: a state per attempt for 200 requests would be megabytes.
         summary = {k: full[k] for k in SUMMARY}
         statuses = [a.status for a in run.attempts]

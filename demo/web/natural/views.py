@@ -52,7 +52,7 @@ def context(workspace: Workspace) -> dict[str, Any]:
         "operations": OPERATIONS,
         "runs": runs,
         "last_operation": last.result["operation"] if last else None,
-        "times": last.result["times"] if last else 3,
+        "times": last.result["times"] if last else lab.attempts,
         "dedup": dedup,
         "fix_holds": (holds := _holds(lab, dedup, delayed.result if delayed else None)),
         "by_hand": lab.scenario is not None and holds != lab.fixed,
