@@ -53,3 +53,20 @@ def test_apply_the_fix_keeps_the_attempts_the_attendee_chose(
         in page
     )
     assert "three attempts" not in page
+
+
+def test_queue_presses_off_the_steps_are_no_mismatch(app: Flask, client: FlaskClient) -> None:
+    """Run M: queue lesson 1, Enqueue pressed twice by hand and no Work yet: a red
+    "E-mails for one key … MISMATCH" under "fix OFF", and the fix's steps offered."""
+    queue, card = _queue_card(app, client, "nu34-q1", "redelivery")
+    assert queue.scenario is not None
+    click, arg = queue.scenario.clicks[0]
+    for _ in range(2):
+        queue.by_hand(click, arg)
+        queue._click(click, arg)
+    html = card()
+    assert "off the steps: a press by hand left them, so Next step starts the case afresh" in html
+    assert "MISMATCH" not in html
+    assert 'class="fix-steps"' not in html
+    queue.play_next()  # Next step: back on the steps
+    assert "off the steps" not in card()

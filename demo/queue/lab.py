@@ -69,6 +69,7 @@ class QueueLab:
         )
         self.scenario: Scenario | None = None
         self.fixed, self.played = False, 0  # played: the open scenario's clicks run so far
+        self.left = False  # a press by hand left the open scenario's steps (played_after)
         self.stepping = threading.Lock()  # one Next step at a time: a fast double press
         self.simulation: Simulation | None = None
         self.last_job: Job | None = None
@@ -212,7 +213,7 @@ class QueueLab:
         changes = {**scenario.settings, **(scenario.fix if fixed else {})}
         with self._guard:
             self.settings = self._base_settings.patched(changes)
-            self.scenario, self.fixed, self.played = scenario, fixed, 0
+            self.scenario, self.fixed, self.played, self.left = scenario, fixed, 0, False
         self.touch()
         return scenario
 
@@ -221,7 +222,7 @@ class QueueLab:
         scenario = self.apply_scenario(name, fixed=fixed)
         for click, arg in scenario.clicks_for(fixed):
             self._click(click, arg)
-        self.played = len(scenario.clicks_for(fixed))
+        self.played, self.left = len(scenario.clicks_for(fixed)), False
         return scenario
 
     def next_click(self, name: str, *, fixed: bool) -> int:
@@ -249,7 +250,7 @@ class QueueLab:
                           N_("Open a scenario or a lesson first."))  # fmt: skip
         clicks = scenario.clicks_for(self.fixed)
         self._click(*clicks[self.played % len(clicks)])
-        self.played = self.played % len(clicks) + 1
+        self.played, self.left = self.played % len(clicks) + 1, False
         return self.played
 
     def by_hand(self, click: str, arg: Any = None) -> None:
@@ -257,7 +258,7 @@ class QueueLab:
         with self.stepping:
             if self.scenario is not None:
                 clicks = self.scenario.clicks_for(self.fixed)
-                self.played = played_after(clicks, self.played, click, arg)
+                self.played, self.left = played_after(clicks, self.played, click, arg)
 
     def _click(self, click: str, arg: Any) -> None:
         if click == "enqueue":
@@ -291,6 +292,7 @@ class QueueLab:
             self.world = _new_world(self._make_broker(), self.clock)
             # The open scenario's steps start again: nothing is "not over".
             self.simulation, self.last_job, self.last_batch, self.played = None, None, (), 0
+            self.left = False
         with contextlib.suppress(Problem):
             old.broker.clear()  # a Redis that went away: the old keys expire on their own
         self.touch()
@@ -331,8 +333,9 @@ class QueueLab:
         return lab_state(self)
 
 
-def played_after(clicks: Sequence[Click], played: int, click: str, arg: Any) -> int:
-    """How many of a scenario's ``clicks`` count as played after a button pressed by hand.
+def played_after(clicks: Sequence[Click], played: int, click: str, arg: Any) -> tuple[int, bool]:
+    """How many of a scenario's ``clicks`` count as played after a button pressed by hand,
+    and whether the press left the steps.
     The next click counts, so Next step goes on after it (a clock step before it too: the
     payment lab's clock buttons move the same clock). Another Enqueue, Work or simulation
     leaves the steps (all played: Next step starts them afresh). A setting or a clock
@@ -342,8 +345,10 @@ def played_after(clicks: Sequence[Click], played: int, click: str, arg: Any) -> 
         at += 1
     name, want = clicks[at]
     if name == click and _matches(click, want, arg):
-        return at + 1
-    return played if click in ("settings", "advance") else len(clicks)
+        return at + 1, False
+    if click in ("settings", "advance"):
+        return played, False
+    return len(clicks), True
 
 
 def _matches(click: str, want: Any, got: Any) -> bool:

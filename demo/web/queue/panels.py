@@ -72,6 +72,7 @@ def panels_context(lab: Workspace) -> dict[str, Any]:
         "scenario": queue.scenario,
         "fixed": queue.fixed,
         "played": queue.played,
+        "left_steps": queue.left,
         # E-mails sent before the fix was ticked by hand: the steps with it, done on top,
         # only add to them (the card says to start afresh first).
         "before_fix": queue.scenario is not None
