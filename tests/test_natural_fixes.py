@@ -194,4 +194,4 @@ def test_one_attempt_is_no_evidence(client: FlaskClient) -> None:
     _open(client, scenario="set-vs-add")
     client.post(f"{L}/api/apply", json={"operation": "add_balance", "times": 1})
     html = _html(client, "/_partials/lesson")
-    assert "as expected" in html and "kept as evidence" not in html
+    assert "nothing was retried" in html and "kept as evidence" not in html

@@ -68,8 +68,7 @@ class QueueLab:
             STEP_POINTS, max_paused=max_paused, paused_slots=paused_slots, touch=self.touch
         )
         self.scenario: Scenario | None = None
-        self.fixed, self.played = False, 0  # played: the open scenario's clicks run so far
-        self.left = False  # a press by hand left the open scenario's steps (played_after)
+        self.fixed, self.played, self.left = False, 0, False  # left: a press left the steps
         self.stepping = threading.Lock()  # one Next step at a time: a fast double press
         self.simulation: Simulation | None = None
         self.last_job: Job | None = None
@@ -291,8 +290,8 @@ class QueueLab:
             self.timeline.clear()
             self.world = _new_world(self._make_broker(), self.clock)
             # The open scenario's steps start again: nothing is "not over".
-            self.simulation, self.last_job, self.last_batch, self.played = None, None, (), 0
-            self.left = False
+            self.simulation, self.last_job, self.last_batch = None, None, ()
+            self.played, self.left = 0, False
         with contextlib.suppress(Problem):
             old.broker.clear()  # a Redis that went away: the old keys expire on their own
         self.touch()

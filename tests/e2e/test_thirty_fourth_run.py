@@ -58,3 +58,64 @@ def test_the_queue_card_offers_no_run_again_before_anything_ran(
     expect(page.locator("#lesson li[data-check]").first).to_have_class("met", timeout=10_000)
     page.locator("#set-dedup").check()
     expect(page.locator("#lesson #unfix-scenario")).to_have_text("Run again without the fix")
+
+
+def test_next_step_starts_the_case_afresh_while_its_first_check_is_open(
+    page: Page, live_server: Any, open_link: Any
+) -> None:
+    """Run N: payments lesson 4, Pay pressed by hand first: Next step's Double-submit
+    replayed, then it went on to the fix with the first check open, and took four presses
+    to get back to the case."""
+    open_link(page, f"{live_server.url}/lab/e2e-nu34a-{secrets.token_hex(4)}?lesson=race")
+    card, lanes = page.locator("#lesson"), page.locator("#timeline .lane")
+    page.locator("button[data-action='Pay']").first.click()
+    expect(lanes).to_have_count(1, timeout=10_000)
+    card.locator("[data-next-step]").click()  # the case's Double-submit: both replay
+    expect(lanes).to_have_count(3, timeout=10_000)
+    expect(page.locator(".lane.outcome-in_flight")).to_have_count(0, timeout=10_000)
+    first = card.locator("li[data-check]").first
+    expect(first).to_have_class("unmet")
+    card.locator("[data-next-step]").click()
+    expect(card.locator(".onward-ask")).to_contain_text("the first check is still open")
+    expect(card.locator(".fix-state")).to_have_text("fix OFF: Lock off")  # not the fix
+    page.wait_for_timeout(700)  # a second, deliberate press
+    with page.expect_navigation(wait_until="load"):
+        page.locator("#lesson [data-next-step]").click()
+    expect(lanes).to_have_count(0)
+    page.locator("#lesson [data-next-step]").click()  # the case's first step, afresh
+    expect(page.locator("#lesson li[data-check]").first).to_have_class("met", timeout=10_000)
+
+
+def test_an_operations_lesson_achieved_by_hand_keeps_its_proof_on_next_step(
+    page: Page, live_server: Any
+) -> None:
+    """Run N: operations lesson 1, achieved with Dedup ticked by hand: one Next step
+    pressed Apply the fix, which started the lab afresh ("9 not retried yet") under
+    "Lesson achieved"."""
+    page.goto(f"{live_server.url}/lab/e2e-nu34o-{secrets.token_hex(4)}/natural?lesson=set-vs-add")
+    expect(page.locator("#offer")).to_have_count(0)
+    card = page.locator("#natural-lesson")
+    for _ in range(2):
+        card.locator("[data-next-step]").click()
+    expect(card.locator("li[data-check]").first).to_have_class("met")
+    page.locator("#ops-dedup").check()
+    page.locator("button[data-action='Retry add_balance']").click()
+    expect(card.locator(".achieved")).to_be_visible()
+    card.locator("[data-next-step]").click()
+    expect(card.locator(".onward-ask")).to_be_visible()
+    expect(page.locator("#natural-operations")).not_to_contain_text("9 not retried yet")
+    expect(card.locator(".achieved")).to_be_visible()
+
+
+def test_attempts_1_says_nothing_was_retried(page: Page, live_server: Any) -> None:
+    """Run N: operations lesson 1 with Attempts 1: a green "expected 100, actual 100, as
+    expected" while the first check stayed open."""
+    page.goto(f"{live_server.url}/lab/e2e-nu34t-{secrets.token_hex(4)}/natural?lesson=set-vs-add")
+    expect(page.locator("#offer")).to_have_count(0)
+    page.locator("#ops-times").fill("1")
+    page.locator("button[data-action='Retry add_balance']").click()
+    numbers = page.locator("#natural-lesson .numbers")
+    expect(numbers).to_have_class("numbers pending")
+    expect(numbers.locator(".verdict")).to_have_text(
+        "nothing was retried: Attempts is 1, so set it to 2 or more and press Retry it again"
+    )

@@ -33,6 +33,8 @@ class Numbers:
     failure: str | Text | None = None
     """Where the number counts what went right (operations that survived), the failure
     said in its own words; else the verdict's."""
+    unretried: bool = False
+    """One attempt only (Attempts 1): no retry happened, so the numbers prove nothing yet."""
 
     @property
     def evidence(self) -> bool:
@@ -54,7 +56,7 @@ def numbers(lab: NaturalLab, post: str) -> list[Numbers]:
         dedup = bool(run["dedup"])
         return [Numbers(N_("Balance after balance += 100, retried"),
                         100 if dedup else 100 * run["times"], _balance(run), dedup,
-                        100)]  # fmt: skip
+                        100, unretried=run["times"] < 2)]  # fmt: skip
     retried = [r for r in runs.values() if r["times"] >= 2]
     if name == "which-are-natural" and retried:
         same = sum(1 for r in retried if r["same_state"])
