@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from test_thirtieth_run_texts import EN
@@ -70,3 +71,17 @@ def test_queue_presses_off_the_steps_are_no_mismatch(app: Flask, client: FlaskCl
     assert 'class="fix-steps"' not in html
     queue.play_next()  # Next step: back on the steps
     assert "off the steps" not in card()
+
+
+@pytest.mark.parametrize("page", ["natural", "queue", "retries"])
+def test_a_replay_says_its_other_labs_are_empty(app: Flask, client: FlaskClient, page: str) -> None:
+    """Run N: in a replay, the Operations, Retries and Queue tabs showed empty labs ("Nothing
+    yet: press Enqueue") with no word that an export holds the payment lab only."""
+    registry = app.extensions["labs"]
+    registry.get("nu34-ro")
+    registry.peek("nu34-ro").read_only = True
+    html = client.get(f"/lab/nu34-ro/{page}", headers=EN).get_data(as_text=True)
+    assert "an export holds the payment lab only, so this lab is empty here" in html
+    assert 'href="/lab/nu34-ro">The payment lab\'s replay →</a>' in html
+    fresh = client.get(f"/lab/nu34-rw/{page}", headers=EN).get_data(as_text=True)
+    assert "an export holds the payment lab only" not in fresh
