@@ -130,6 +130,24 @@ document.addEventListener("change", function (evt) {
 document.body.addEventListener("htmx:afterSwap", markStale);
 markStale();
 
+// Presenter mode: when the card's numbers or ticks change, they come on screen. In the
+// card's narrow column they sit under its buttons, below a 720 px screen's fold, and a
+// presenter remote cannot scroll (run N: the room never saw the ✓).
+function proofOf(card) {
+  const proof = card && (card.querySelector(".numbers") || card.querySelector(".checks"));
+  const state = proof ? card.querySelectorAll(".checks li.met").length + "|" +
+    proof.textContent.trim() : "";
+  return [proof, state];
+}
+let proofSeen = proofOf(document.querySelector("#natural-lesson"))[1]; // as the page opened
+document.body.addEventListener("htmx:afterSettle", function () {
+  const [proof, state] = proofOf(document.querySelector("#page.present #natural-lesson"));
+  if (!proof || state === proofSeen) return;
+  proofSeen = state;
+  const by = proof.getBoundingClientRect().bottom - (window.innerHeight - 8);
+  if (by > 0) window.scrollBy({top: by, behavior: "instant"});
+});
+
 document.addEventListener("click", function (evt) {
   const button = evt.target.closest("button");
   if (!button) return;

@@ -29,6 +29,22 @@ function proofScroll() {
   return keep >= 0 ? Math.max(by, 0) : by; // up only when those are above the screen
 }
 
+// The queue lab in presenter mode: "What just happened" comes on screen under the card, as
+// much of it as keeps the card's numbers in view, its headline whatever it costs (run N:
+// the room saw only "E-mails for one key … actual 2", never the answer or the mailbox).
+function queueScroll() {
+  const explain = document.querySelector("#page.present #explain");
+  const headline = explain && explain.querySelector(".headline, p");
+  if (!headline) return 0;
+  const fold = window.innerHeight - 8;
+  const card = document.querySelector("#lesson");
+  const numbers = card && card.querySelector(".numbers, .checks");
+  const keep = numbers ? numbers.getBoundingClientRect().top - (screenTop() + 8) : Infinity;
+  const wanted = explain.getBoundingClientRect().bottom - fold;
+  const least = headline.getBoundingClientRect().bottom - fold;
+  return Math.max(Math.min(wanted, keep), least, 0);
+}
+
 // A row of the lesson's buttons is never left half under the screen's top edge: the page
 // scrolls on past them when what must stay in view allows it.
 function uncut(by, lesson, edge, keep) {
@@ -91,7 +107,7 @@ export function start() {
     if (!answer && !(dropped && panels) && !newlyAchieved) return;
     const wasDropped = dropped;
     dropped = false;
-    const by = panels ? proofScroll() : 0; // presenter mode scrolls the payment lab only
+    const by = panels ? proofScroll() : (answer ? queueScroll() : 0);
     if (by !== 0) window.scrollBy({top: by, behavior: "instant"});
     // Only a charge's answer (or the queue's: a job sent or worked, [data-answers]) is
     // pointed to: a clock or a settings change, or a refresh, leaves the last answer where

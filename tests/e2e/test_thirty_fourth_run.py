@@ -119,3 +119,30 @@ def test_attempts_1_says_nothing_was_retried(page: Page, live_server: Any) -> No
     expect(numbers.locator(".verdict")).to_have_text(
         "nothing was retried: Attempts is 1, so set it to 2 or more and press Retry it again"
     )
+
+
+@pytest.mark.parametrize(
+    ("path", "lesson", "presses", "proof"),
+    [
+        ("queue", "redelivery", 4, "#explain .headline"),
+        ("natural", "set-vs-add", 2, "#natural-lesson .checks li.met"),
+    ],
+)
+def test_presenter_mode_brings_the_answer_on_screen(
+    page: Page, live_server: Any, path: str, lesson: str, presses: int, proof: str
+) -> None:
+    """Run N: presenter mode on the queue and operations labs never scrolled: the room saw
+    only the card's numbers, never "What just happened", nor the ✓ under the buttons."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    lab_id = f"e2e-nu34p-{secrets.token_hex(4)}"
+    page.goto(f"{live_server.url}/lab/{lab_id}/{path}?lesson={lesson}&present=1")
+    expect(page.locator("#offer")).to_have_count(0)
+    expect(page.locator("#page.present")).to_have_count(1)
+    for n in range(presses):
+        page.locator("header h1").click()  # focus off the fields (the header stays on top)
+        page.keyboard.press(".")
+        if path == "queue":
+            expect(page.locator("#lesson button[data-next-step-server]")).not_to_have_attribute(
+                "title", f"Step {n + 1} of 4"
+            )
+    expect(page.locator(proof).last).to_be_in_viewport()
