@@ -126,6 +126,28 @@ function startAnswerInView() {
   });
 }
 
+// The policy counts once Run sends it. A change to the form leaves the card's "set that
+// back first" (or "changed by hand") about the policy last run: it steps aside for a line
+// that says so, and Next step presses Run (run N: 400 ticked back, the card still said
+// to set it back, and Next step ran nothing).
+function startFormPending() {
+  const form = document.getElementById("policy-form");
+  if (!form) return;
+  const changed = function () {
+    const stale = document.querySelectorAll(
+      "#lesson li.undo-first:not([hidden]), #lesson li.case-changed:not([hidden])");
+    if (!stale.length) return;
+    stale.forEach(function (li) { li.hidden = true; });
+    const line = document.createElement("li");
+    line.className = "form-pending";
+    line.textContent = t("policy_pending");
+    stale[0].before(line);
+  };
+  form.addEventListener("input", changed);
+  form.addEventListener("change", changed);
+}
+
 startPlan();
+startFormPending();
 startStaleRun();
 startAnswerInView();

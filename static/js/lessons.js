@@ -164,6 +164,9 @@ function askFirst() {
 
 export function nextStep() {
   if (askFirst()) return;
+  // The retry policy changed on its form since the last Run (retries.js says so on the
+  // card): Next step runs it, as that line promises, rather than the steps' next press.
+  if (document.querySelector(CARD + " li.form-pending") && clickAction("run")) return;
   // The case's fault fired and the lab was emptied (Reset), or the fix was set by hand
   // after it fired: the card says to arm it again before the first step. Arm it, and
   // start the steps over (run K: Next step pressed Retry on a lab with no fault armed).

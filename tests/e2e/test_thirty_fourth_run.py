@@ -146,3 +146,25 @@ def test_presenter_mode_brings_the_answer_on_screen(
                 "title", f"Step {n + 1} of 4"
             )
     expect(page.locator(proof).last).to_be_in_viewport()
+
+
+def test_a_changed_retry_policy_steps_the_cards_undo_aside_until_run(
+    page: Page, live_server: Any
+) -> None:
+    """Run N: retries lesson 1, 400 unticked and Run (the fix, by hand), then 400 ticked
+    again: the card still said "set that back first", and Next step ran nothing."""
+    page.goto(f"{live_server.url}/lab/e2e-nu34r-{secrets.token_hex(4)}/retries?lesson=retry-policy")
+    expect(page.locator("#offer")).to_have_count(0)
+    box = page.locator("#policy-form input[name=retry_on][value='400']")
+    card = page.locator("#lesson")
+    box.uncheck()
+    page.locator("#policy-form button[data-action='run']").click()
+    undo = card.locator("li.undo-first")
+    expect(undo).to_be_visible()
+    box.check()
+    expect(undo).to_be_hidden()
+    expect(card.locator("li.form-pending")).to_have_text(
+        "The policy you changed counts once you press Run: Next step presses it."
+    )
+    card.locator("[data-next-step]").click()
+    expect(card.locator("li[data-check]").first).to_have_class("met", timeout=10_000)
