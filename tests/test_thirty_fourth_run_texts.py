@@ -82,6 +82,22 @@ def test_a_replay_says_its_other_labs_are_empty(app: Flask, client: FlaskClient,
     registry.peek("nu34-ro").read_only = True
     html = client.get(f"/lab/nu34-ro/{page}", headers=EN).get_data(as_text=True)
     assert "an export holds the payment lab only, so this lab is empty here" in html
-    assert 'href="/lab/nu34-ro">The payment lab\'s replay →</a>' in html
+    assert 'href="/lab/nu34-ro">The exported history, in the payment lab →</a>' in html
     fresh = client.get(f"/lab/nu34-rw/{page}", headers=EN).get_data(as_text=True)
     assert "an export holds the payment lab only" not in fresh
+
+
+def test_a_pixel_window_chosen_by_hand_says_the_steps_are_for_30_minutes(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run N: operations lesson 4 with the 1-minute window chosen by hand: the steps said a
+    reload after +10 min was "not counted either", and it was counted."""
+    registry = app.extensions["labs"]
+    lab = registry.get("nu34-px")
+    lab.open_lesson("tracking-pixel")
+    lab.apply_scenario("tracking-pixel", fixed=True, lab="natural")
+    page = client.get("/lab/nu34-px/natural", headers=EN).get_data(as_text=True)
+    assert "counts are for 30 minutes" not in page  # the fix's own window
+    lab.natural.update_settings({"pixel_dedup_window_s": 60})
+    page = client.get("/lab/nu34-px/natural", headers=EN).get_data(as_text=True)
+    assert "the steps' counts are for 30 minutes, so yours may differ" in page
