@@ -101,3 +101,24 @@ def test_a_pixel_window_chosen_by_hand_says_the_steps_are_for_30_minutes(
     lab.natural.update_settings({"pixel_dedup_window_s": 60})
     page = client.get("/lab/nu34-px/natural", headers=EN).get_data(as_text=True)
     assert "the steps' counts are for 30 minutes, so yours may differ" in page
+
+
+def test_a_bad_fault_plan_item_is_counted_from_1(client: FlaskClient) -> None:
+    """Run N: "faults[1] must be one of…" flagged the second item, counted from 0."""
+    answer = client.post(
+        "/lab/nu34-f/retries/api/run", json={"faults": ["ok", 418]}, headers=EN
+    ).get_json()
+    assert answer["detail"].startswith("Fix the fault plan: item 2 must be one of")
+    assert "faults[1]" in answer["errors"]  # the API's own path stays
+
+
+def test_a_body_too_large_says_so_in_plain_words(client: FlaskClient) -> None:
+    """Run N: a long fault plan got only "413 Request Entity Too Large: The body is larger
+    than 16384 bytes"."""
+    answer = client.post(
+        "/lab/nu34-big/retries/api/run", json={"faults": ["ok"] * 5000}, headers=EN
+    )
+    assert answer.status_code == 413
+    body = answer.get_json()
+    assert body["title"] == "Request too large"
+    assert body["detail"].endswith("the most the lab takes: nothing was run or changed.")

@@ -49,7 +49,7 @@ def parse_faults(value: object) -> tuple[Fault, ...]:
         known = fault in FAULT_STATUSES if type(fault) is int else fault in FAULT_NAMES
         if not known:
             raise _bad_faults(
-                f"faults[{i}]",
+                f"faults[{i}]",  # the detail counts from 1, as a reader does (run N)
                 Text(
                     "must be one of %(choices)s",
                     choices=", ".join(
@@ -61,13 +61,14 @@ def parse_faults(value: object) -> tuple[Fault, ...]:
 
 
 def _bad_faults(where: str, why: Text) -> Problem:
-    return Problem(
-        422,
-        "invalid-faults",
-        N_("Invalid fault plan"),
-        Text("Fix the fault plan: %(where)s %(why)s.", where=where, why=why),
-        errors={where: str(why)},
+    item = where.removeprefix("faults[").removesuffix("]")
+    detail = (
+        Text("Fix the fault plan: item %(n)s %(why)s.", n=int(item) + 1, why=why)
+        if item.isdigit()
+        else Text("Fix the fault plan: %(where)s %(why)s.", where=where, why=why)
     )
+    return Problem(422, "invalid-faults", N_("Invalid fault plan"), detail,
+                   errors={where: str(why)})  # fmt: skip
 
 
 class FaultLayer:

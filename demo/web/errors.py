@@ -34,7 +34,7 @@ _TITLES = {
     400: N_("Bad Request"),
     404: N_("Not Found"),
     405: N_("Method Not Allowed"),
-    413: N_("Request Entity Too Large"),
+    413: N_("Request too large"),  # Werkzeug's "Request Entity Too Large" read as jargon
     415: N_("Unsupported Media Type"),
 }
 """Werkzeug's names of the errors the lab meets, marked for translation."""
@@ -86,7 +86,9 @@ def _http_error(exc: HTTPException) -> Response:
         404: N_("There is nothing at this address."),
         405: Text("%(method)s is not allowed here.", method=request.method),
         413: Text(
-            "The body is larger than %(limit)s bytes (16 KiB).", limit=request.max_content_length
+            "The request is larger than %(limit)s bytes (16 KiB), the most the lab takes: "
+            "nothing was run or changed.",
+            limit=request.max_content_length,
         ),
         415: N_("Send the body as application/json."),
     }
