@@ -7,7 +7,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from test_thirtieth_run_texts import EN
 from test_thirty_first_run_texts import _queue_card
-from test_thirty_third_run_texts import _next_step_form
+from test_thirty_third_run_texts import _next_step_form, enqueue_twice_by_hand
 
 
 def test_queue_fix_applied_before_the_case_says_the_checks_count_in_order(
@@ -60,11 +60,7 @@ def test_queue_presses_off_the_steps_are_no_mismatch(app: Flask, client: FlaskCl
     """Run M: queue lesson 1, Enqueue pressed twice by hand and no Work yet: a red
     "E-mails for one key … MISMATCH" under "fix OFF", and the fix's steps offered."""
     queue, card = _queue_card(app, client, "nu34-q1", "redelivery")
-    assert queue.scenario is not None
-    click, arg = queue.scenario.clicks[0]
-    for _ in range(2):
-        queue.by_hand(click, arg)
-        queue._click(click, arg)
+    enqueue_twice_by_hand(queue)
     html = card()
     assert "off the steps: a press by hand left them, so Next step starts the case afresh" in html
     assert "MISMATCH" not in html

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -19,17 +20,22 @@ def _next_step_form(card: str) -> str:
     return form.group(0)
 
 
+def enqueue_twice_by_hand(queue: Any) -> None:
+    """The open scenario's first press (Enqueue) twice, by hand: the second leaves the steps."""
+    assert queue.scenario is not None
+    click, arg = queue.scenario.clicks[0]
+    for _ in range(2):
+        queue.by_hand(click, arg)
+        queue._click(click, arg)
+
+
 def test_queue_next_step_after_a_press_off_the_script_starts_the_case_afresh(
     app: Flask, client: FlaskClient
 ) -> None:
     """Queue lesson 1, Enqueue pressed twice by hand: the second press left the steps, and
     Next step applied the fix (the lab afresh, the fix on) with the first check unmet."""
     queue, card = _queue_card(app, client, "nu33-q1", "redelivery")
-    assert queue.scenario is not None
-    click, arg = queue.scenario.clicks[0]
-    for _ in range(2):
-        queue.by_hand(click, arg)
-        queue._click(click, arg)
+    enqueue_twice_by_hand(queue)
     form = _next_step_form(card())
     assert 'name="fixed" value="0"' in form
     assert "The case afresh, step 1 of 4" in form
