@@ -118,3 +118,29 @@ def test_a_body_too_large_says_so_in_plain_words(client: FlaskClient) -> None:
     body = answer.get_json()
     assert body["title"] == "Request too large"
     assert body["detail"].endswith("the most the lab takes: nothing was run or changed.")
+
+
+def test_a_case_afresh_never_starts_from_one_attempt(app: Flask, client: FlaskClient) -> None:
+    """Run O: operations lesson 1 with Attempts 1: Next step started the case afresh, still
+    with one attempt, which retries nothing, press after press."""
+    lab = app.extensions["labs"].get("nu34-a1")
+    lab.open_lesson("set-vs-add")
+    lab.natural.apply({"operation": "add_balance", "times": 1, "dedup": False})
+    lab.apply_scenario("set-vs-add", lab="natural")
+    page = client.get("/lab/nu34-a1/natural", headers=EN).get_data(as_text=True)
+    assert 'min="1" max="10" value="3"' in page
+
+
+def test_the_queue_chapters_last_lesson_achieved_leads_back_to_the_payment_lab(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run O: queue lesson 6 achieved: no Next step and no way on ("." did nothing)."""
+    queue, card = _queue_card(app, client, "nu34-q6d", "poison-message")
+    queue.play("poison-message")
+    queue.play("poison-message", fixed=True)
+    html = card()
+    assert "Lesson achieved" in html
+    assert 'href="/lab/nu34-q6d" data-next-step-server data-onward' in html
+    assert "Back to the payment lab&#39;s lessons →" in html or (
+        "Back to the payment lab's lessons →" in html
+    )

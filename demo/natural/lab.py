@@ -194,6 +194,10 @@ class NaturalLab:
         self.reset()
         with self._guard:
             self.scenario, self.fixed = scenario, fixed
+            # Every case is about a retry: one attempt retries nothing, so a case afresh
+            # never starts from it (run O: Next step started it afresh, forever).
+            if self.attempts < 2:
+                self.attempts = 3
             self.pixel.window_s = FIX_WINDOW_S if fixed and scenario.fix == "window" else 0
         self._touch()
         return scenario

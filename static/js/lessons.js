@@ -194,6 +194,16 @@ export function nextStep() {
     queueNextStep();
     return;
   }
+  // The fix applied before the first check was met: the card says its steps tick nothing
+  // ("The checks count in order… Press Back to the first case"), so Next step does that
+  // first (run O: it pressed the fix's Pay and Retry, then went back).
+  const firstCase = document.querySelector(CARD + " .checks-order") &&
+    document.querySelector("[data-unfix]");
+  if (firstCase) {
+    forgetSteps();
+    firstCase.click();
+    return;
+  }
   // The page forgets how far the steps went when it reloads: the server's card says
   // whether this case's steps are done (its first check met, or the lesson achieved), and
   // with their requests on the timeline Next step goes on (the fix, the next lesson)
@@ -220,11 +230,7 @@ export function nextStep() {
   }
   const fix = document.querySelector("[data-apply-fix]");
   const start = document.querySelector("#path .start button"); // free play: the lessons
-  // The fix's steps done with the first check unmet ("The checks count in order"): back to
-  // the first case, not on to the next lesson with this one unachieved.
-  const firstCase = document.querySelector(CARD + " .checks-order") &&
-    document.querySelector("[data-unfix]");
-  const onward = fix || firstCase || document.querySelector("[data-next-lesson]") || start;
+  const onward = fix || document.querySelector("[data-next-lesson]") || start;
   // Asked always: leaving a scenario's card for the path, the closing slide (the wrap-up)
   // for lesson 1 again, and free play with requests on it: lesson 1 starts the lab afresh
   // (run L: Space, pressed to scroll, wiped an attendee's work without a word).

@@ -11,6 +11,7 @@ from playwright.sync_api import Browser, Page, expect
 from test_presenter_proof import PROJECTOR
 from test_sixth_run import on_screen_below_header, press_and_wait, step_by_keys
 from test_tenth_run import run_timeout_scenario_and_press_once_more
+from test_thirty_fourth_run import first_check_met
 
 from demo.lessons import PATH, Progress
 
@@ -171,6 +172,7 @@ def test_next_step_goes_on_from_where_it_was_after_a_reload(
     lab_id = f"e2e-nu14-reload-{secrets.token_hex(4)}"
     open_link(page, f"{live_server.url}/lab/{lab_id}?lesson=ttl-expiry&present=1")
     live_server.lab(lab_id).apply_scenario("ttl-expiry", fixed=True)  # as Apply the fix does
+    first_check_met(live_server, lab_id, "ttl-expiry")
     page.reload()
     expect(page.locator("#lesson .fix-state")).to_contain_text("fix ON")
     headline, clock = page.locator("#explain .headline"), page.locator("#lesson .lesson-clock")

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import secrets
+import time
 from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
 
+from demo.lessons import LESSONS, Progress
+
 pytestmark = pytest.mark.e2e
+
+
+def first_check_met(live_server: Any, lab_id: str, name: str) -> None:
+    """Lesson ``name``'s first check met as of now, so the fix's steps count: while it is
+    open, Next step goes back to the case (run O) rather than walk the fix's steps."""
+    check = LESSONS[name].checks[0].id
+    live_server.lab(lab_id).progress[name] = Progress(met_at={check: time.perf_counter()})
 
 
 @pytest.mark.parametrize(
@@ -168,3 +178,22 @@ def test_a_changed_retry_policy_steps_the_cards_undo_aside_until_run(
     )
     card.locator("[data-next-step]").click()
     expect(card.locator("li[data-check]").first).to_have_class("met", timeout=10_000)
+
+
+def test_next_step_goes_back_to_the_first_case_as_the_card_says(
+    page: Page, live_server: Any, open_link: Any
+) -> None:
+    """Run O: payments lesson 9, Try the second case before the first check: the card said
+    "Press Back to the first case", and Next step pressed the second case's Pay and Retry."""
+    open_link(page, f"{live_server.url}/lab/e2e-nu34d-{secrets.token_hex(4)}?lesson=decline")
+    card = page.locator("#lesson")
+    with page.expect_navigation(wait_until="load"):
+        card.locator("button[form=lesson-apply-fix]").click()
+    expect(page.locator("#lesson .checks-order")).to_contain_text("Press Back to the first case")
+    with page.expect_navigation(wait_until="load"):
+        page.locator("#lesson [data-next-step]").click()
+    expect(page.locator("#lesson .checks-order")).to_have_count(0)
+    expect(page.locator("#timeline .lane")).to_have_count(0)  # nothing of the fix's was sent
+    expect(page.locator("#lesson button[form=lesson-apply-fix]")).to_have_text(
+        "Try the second case"
+    )

@@ -12,6 +12,7 @@ from test_fourth_run import projector
 from test_keyboard import open_lab, paused_pair
 from test_retries_browser import open_retries
 from test_sixth_run import press_and_wait
+from test_thirty_fourth_run import first_check_met
 
 pytestmark = pytest.mark.e2e
 
@@ -41,6 +42,7 @@ def test_next_step_waits_for_new_orders_form_before_paying(
     the new order never paid."""
     lab_id = f"e2e-nu23-form-{secrets.token_hex(4)}"
     open_link(page, f"{live_server.url}/lab/{lab_id}?lesson=key-reuse")
+    first_check_met(live_server, lab_id, "key-reuse")
     with page.expect_navigation():
         page.locator("[data-apply-fix]").click()  # the second case: Pay, New order, Pay
     page.locator("header h1").click()  # nothing focused: "." is next step
