@@ -44,10 +44,15 @@ let nextQueued = false; // a press waits for the last step's answer
 let formsPending = 0; // requests this tab has open that replace the order form (New order)
 
 // A step that replaces the order form (New order) must have answered before the next
-// step presses Pay: Pay sends the form, and the old form holds the old order.
+// step presses Pay: Pay sends the form, and the old form holds the old order. So must any
+// step's own request (a Retry it on the operations lab): till its answer, the card is the
+// one from before it, and a press on it went on as if the step had proved nothing.
 function replacesForm(evt) {
   const target = evt.detail.target;
-  return Boolean(target) && target.id === "order-form";
+  const elt = evt.detail.elt;
+  const step = Boolean(elt && elt.matches) &&
+    (elt.matches("[data-action]") || elt.querySelector("[data-action]") !== null);
+  return step || (Boolean(target) && target.id === "order-form");
 }
 
 function trackForms() {
