@@ -68,7 +68,9 @@ def lesson_number(name: str) -> int | None:
 
 
 def register(app: Flask) -> None:
-    """Give every template ``LAB_PAGES`` (the header's lab switcher reads it) and
-    :func:`lesson_number` (a scenario's card offers its lesson)."""
+    """Give every template ``LAB_PAGES`` (the header's lab switcher reads it), ``PAGES``
+    (one lab's page by name: ``PAGES.payments.url(lab.id)``) and :func:`lesson_number`
+    (a scenario's card offers its lesson)."""
     app.jinja_env.globals["LAB_PAGES"] = LAB_PAGES
+    app.jinja_env.globals["PAGES"] = PAGES
     app.jinja_env.globals["lesson_number"] = lesson_number

@@ -41,13 +41,13 @@ export function clickAction(name) {
 
 let nextIndex = 0; // the scenario's next click, an index into main[data-script]
 let nextQueued = false; // a press waits for the last step's answer
-let formsPending = 0; // requests this tab has open that replace the order form (New order)
+let stepsPending = 0; // step requests this tab has open (a Retry it, New order's form)
 
 // A step that replaces the order form (New order) must have answered before the next
 // step presses Pay: Pay sends the form, and the old form holds the old order. So must any
 // step's own request (a Retry it on the operations lab): till its answer, the card is the
 // one from before it, and a press on it went on as if the step had proved nothing.
-function replacesForm(evt) {
+function stepRequest(evt) {
   const target = evt.detail.target;
   const elt = evt.detail.elt;
   const step = Boolean(elt && elt.matches) &&
@@ -55,18 +55,18 @@ function replacesForm(evt) {
   return step || (Boolean(target) && target.id === "order-form");
 }
 
-function trackForms() {
+function trackSteps() {
   document.body.addEventListener("htmx:beforeRequest", function (evt) {
-    if (replacesForm(evt)) formsPending += 1;
+    if (stepRequest(evt)) stepsPending += 1;
   });
   document.body.addEventListener("htmx:afterRequest", function (evt) {
-    if (replacesForm(evt)) formsPending = Math.max(0, formsPending - 1);
+    if (stepRequest(evt)) stepsPending = Math.max(0, stepsPending - 1);
   });
 }
 
-// The last step still has an answer on its way: a charge, or a new order form.
+// The last step still has an answer on its way: a charge, a step's request, a new order form.
 function stepAnswering() {
-  return chargesInFlight() > 0 || formsPending > 0;
+  return chargesInFlight() > 0 || stepsPending > 0;
 }
 
 // The steps taken are the lab's, not one tab's: they survive a reload (a projector
@@ -368,7 +368,7 @@ function startNextStep() {
 }
 
 export function start() {
-  trackForms();
+  trackSteps();
   startNextStep();
   watchAchievement();
 }

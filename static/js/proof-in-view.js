@@ -30,7 +30,7 @@ function proofScroll() {
 }
 
 // The queue lab in presenter mode: "What just happened" comes on screen under the card, as
-// much of it as keeps the card's numbers in view, its headline whatever it costs (run N:
+// much of it as keeps the card's checks and numbers in view (the checks come first), its headline whatever it costs (run N:
 // the room saw only "E-mails for one key … actual 2", never the answer or the mailbox).
 function queueScroll() {
   const explain = document.querySelector("#page.present #explain");
@@ -38,8 +38,8 @@ function queueScroll() {
   if (!headline) return 0;
   const fold = window.innerHeight - 8;
   const card = document.querySelector("#lesson");
-  const numbers = card && card.querySelector(".numbers, .checks");
-  const keep = numbers ? numbers.getBoundingClientRect().top - (screenTop() + 8) : Infinity;
+  const proof = card && card.querySelector(".checks, .numbers"); // the first in the card
+  const keep = proof ? proof.getBoundingClientRect().top - (screenTop() + 8) : Infinity;
   const wanted = explain.getBoundingClientRect().bottom - fold;
   const least = headline.getBoundingClientRect().bottom - fold;
   return Math.max(Math.min(wanted, keep), least, 0);

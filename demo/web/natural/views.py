@@ -115,7 +115,6 @@ def _path(workspace: Workspace) -> dict[str, Any]:
         "path": [(n, item, item.name in achieved) for n, item in enumerate(chapter, 1)],
         "achieved_count": sum(item.name in achieved for item in chapter),
         "first_left": next((item for item in chapter if item.name not in achieved), chapter[0]),
-        "payments_url": PAGES["payments"].url(workspace.id),
     }
 
 

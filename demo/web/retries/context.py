@@ -16,7 +16,6 @@ from ...retries.scenarios import SCENARIOS
 from ...retries.storm import MODELS
 from ...retries.storm_input import BUDGET_RANGES, RANGES
 from ...workspace import Workspace
-from ..nav import PAGES
 from .chart import storm_chart
 from .code import client_lines
 from .forms import FAULT_PRESETS, plan_text, preset_index, storm_shown
@@ -135,7 +134,6 @@ def page_context(workspace: Workspace) -> dict[str, Any]:
         "fixed": lab.fixed,
         "expected": state["expected"],
         "scenarios": SCENARIOS.values(),
-        "payments_url": PAGES["payments"].url(workspace.id),
         "code_lines": client_lines(),
         **_lesson_context(workspace),
     }

@@ -1,0 +1,42 @@
+"""The thirty-fifth session: what run O left, checked in the lab's words."""
+
+from __future__ import annotations
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from test_retries_page import POLICY, preset
+from test_thirtieth_run_texts import EN
+
+from demo.registry import LabRegistry
+
+
+def _retry_card(client: FlaskClient, lab_id: str) -> str:
+    page = client.get(f"/lab/{lab_id}/retries", headers=EN).get_data(as_text=True)
+    return page[page.index('id="lesson"') : page.index("</section>", page.index('id="lesson"'))]
+
+
+@pytest.mark.parametrize("max_attempts", ["1", "2"])
+def test_a_run_with_one_attempt_says_nothing_was_retried(
+    app: Flask, client: FlaskClient, max_attempts: str
+) -> None:
+    """Run O: retry lesson 1 with max_attempts 1 showed a green "as expected" (Attempts 1)
+    beside a red "MISMATCH" (Outcome GAVE UP), and no word why."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab_id = f"nu35-one-{max_attempts}"
+    registry.get(lab_id).open_lesson("retry-policy")
+    plan = {
+        **POLICY,
+        "max_attempts": max_attempts,
+        "retry_on": [*POLICY["retry_on"], "400"],
+        "faults_choice": preset(400),
+    }
+    assert client.post(f"/lab/{lab_id}/retries/run", data=plan).status_code == 303
+    card = _retry_card(client, lab_id)
+    said = "Nothing was retried: max_attempts is 1, so the client gave up after its first"
+    if max_attempts == "1":
+        assert said in card
+        assert "MISMATCH" not in card and "as expected" not in card
+        assert card.count('class="numbers pending"') == 2
+    else:  # a retry happened: the card's own verdicts stand
+        assert said not in card and "the failure you caused, kept as evidence" in card
