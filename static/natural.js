@@ -95,15 +95,7 @@ document.addEventListener("change", function (evt) {
   const fix = fixes[evt.target.id];
   const badge = fix && document.querySelector(".fix-state[data-fix='" + fix + "']");
   if (!badge) return;
-  const holds = evt.target.checked;
-  showHeld(badge, holds);
-  // After it is seen, the steps the switch now holds: the fix's, or the case's.
-  document.querySelectorAll("li[data-fix-on='" + fix + "']").forEach(function (li) {
-    li.hidden = !holds;
-  });
-  document.querySelectorAll("li[data-fix-off='" + fix + "']").forEach(function (li) {
-    li.hidden = holds;
-  });
+  showHeld(badge, evt.target.checked); // its badge and the steps it holds
 });
 
 // A row retried with other Attempts or Dedup than the fields now hold is from before the

@@ -12,6 +12,11 @@ export function showHeld(badge, holds) {
   // Before the case without the fix is seen, the card says to undo it: as it is set.
   document.querySelectorAll("li.undo-first[data-fix='" + badge.dataset.fix + "']")
     .forEach(function (li) { li.hidden = !holds; });
+  // After it is seen, the steps the switch now holds: the fix's, or the case's.
+  document.querySelectorAll("li[data-fix-on='" + badge.dataset.fix + "']")
+    .forEach(function (li) { li.hidden = !holds; });
+  document.querySelectorAll("li[data-fix-off='" + badge.dataset.fix + "']")
+    .forEach(function (li) { li.hidden = holds; });
 }
 
 // The key strategy the card's fix asks for (lessons 1 and 3: a stable key per intent).
