@@ -40,3 +40,29 @@ def test_a_run_with_one_attempt_says_nothing_was_retried(
         assert card.count('class="numbers pending"') == 2
     else:  # a retry happened: the card's own verdicts stand
         assert said not in card and "the failure you caused, kept as evidence" in card
+
+
+@pytest.mark.parametrize(
+    ("here", "lesson", "other", "tab"),
+    [
+        ("", "slow-motion", "set-vs-add", "Operations"),
+        ("/retries", "retry-policy", "redelivery", "Queue"),
+        ("/natural", "set-vs-add", "double-click", "Payments"),
+    ],
+)
+def test_a_lesson_closed_by_one_in_another_lab_says_why_it_is_a_scenario(
+    app: Flask, client: FlaskClient, here: str, lesson: str, other: str, tab: str
+) -> None:
+    """Run P: a lesson came back as "Scenario: … Run as a scenario, it ticks none of the
+    lesson's checks" after a lesson was started in another lab, with no word why."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab_id = f"nu35-elsewhere-{tab}"
+    lab = registry.get(lab_id)
+    lab.open_lesson(lesson)
+    said = f"One lesson is open at a time, and the open one is now in the {tab} lab"
+    page = client.get(f"/lab/{lab_id}{here}", headers=EN).get_data(as_text=True)
+    assert said not in page
+    lab.open_lesson(other)
+    page = client.get(f"/lab/{lab_id}{here}", headers=EN).get_data(as_text=True)
+    assert said in page
+    assert "Run as a scenario, it ticks none of the" in page
