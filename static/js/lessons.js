@@ -226,9 +226,12 @@ export function nextStep() {
   }
   // The steps done and the first check still open (a press by hand between them proved
   // nothing): the case afresh, asked first, not the fix, which would tick nothing (run N).
-  const afresh = document.querySelector("form[data-case-afresh]");
+  // The same after the fix's steps, a later check open: the fix's case afresh (run P:
+  // lesson 5, A run to the end before B; Next step left the lesson unachieved).
+  const afresh = document.querySelector("form[data-case-afresh], form[data-fix-afresh]");
   if (afresh) {
-    if (!mayLeave(afresh, true, "case_again")) return;
+    const words = afresh.hasAttribute("data-fix-afresh") ? "fix_again" : "case_again";
+    if (!mayLeave(afresh, true, words)) return;
     forgetSteps();
     afresh.requestSubmit();
     return;

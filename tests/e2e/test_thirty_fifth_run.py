@@ -7,6 +7,9 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
+from test_thirty_fourth_run import first_check_met
+
+from demo.lessons import LESSONS
 
 pytestmark = pytest.mark.e2e
 
@@ -30,3 +33,38 @@ def test_a_key_strategy_chosen_by_hand_after_the_case_turns_the_steps_too(
     page.select_option("#key-strategy", "none")
     expect(shown.first).to_contain_text("with no key")
     expect(shown.last).to_have_text("Then press Apply the fix and follow the steps again.")
+
+
+def test_next_step_after_the_fixs_steps_with_a_check_open_runs_them_afresh(
+    page: Page, live_server: Any
+) -> None:
+    """Run P: lesson 5 with the fix, A run to the end before B was stepped: the second
+    check stayed open, and Next step said "… again to go on anyway", then opened lesson 6
+    with lesson 5 unachieved. It now runs the fix's steps afresh, the lesson still open."""
+    lab_id = f"e2e-nu35f-{secrets.token_hex(4)}"
+    first_check_met(live_server, lab_id, "slow-motion")
+    page.goto(f"{live_server.url}/lab/{lab_id}?lesson=slow-motion")
+    expect(page.locator("#offer")).to_have_count(0)
+    card = page.locator("#lesson")
+    card.locator("[data-apply-fix]").click()
+    expect(card.locator(".fix-state")).to_contain_text("fix ON")
+    page.locator("button[data-action='Double-submit']").first.click()
+    for lane in ("A", "B"):  # by hand, A to its end before B is stepped: no wait seen
+        button = page.get_by_role("button", name=f"Run {lane} to the end")
+        expect(button).to_be_enabled(timeout=10_000)
+        button.click()
+        expect(page.locator(".step-spacer .ended")).to_have_count(1 if lane == "A" else 0)
+    expect(page.locator("#timeline .lane")).to_have_count(2, timeout=10_000)
+    expect(card.locator("li[data-check]").last).to_have_class("unmet")
+    ask = card.locator(".onward-ask")
+    for _ in range(len(LESSONS["slow-motion"].checks) + 12):  # the steps left, if any
+        if ask.is_visible() and "fix's steps are done" in ask.inner_text():
+            break
+        card.locator("[data-next-step]").click()
+        page.wait_for_timeout(300)  # the press's answer; the loop's bound is the steps'
+    expect(ask).to_contain_text("Press Next step (.) again to run them afresh")
+    page.wait_for_timeout(700)  # past the bounce guard: a second, deliberate press
+    card.locator("[data-next-step]").click()
+    expect(page.locator("#timeline .lane")).to_have_count(0)
+    expect(card).to_have_attribute("data-lesson", "slow-motion")
+    expect(card.locator(".fix-state")).to_contain_text("fix ON")
