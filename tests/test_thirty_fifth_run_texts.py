@@ -66,3 +66,15 @@ def test_a_lesson_closed_by_one_in_another_lab_says_why_it_is_a_scenario(
     page = client.get(f"/lab/{lab_id}{here}", headers=EN).get_data(as_text=True)
     assert said in page
     assert "Run as a scenario, it ticks none of the" in page
+
+
+def test_the_two_tab_step_says_a_tab_open_before_new_order_holds_the_old_one(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run P: a second tab opened before New order still held order 42 while the first held
+    43; paying both charged each once, and the guard seemed to hold across tabs."""
+    registry: LabRegistry = app.extensions["labs"]
+    registry.get("nu35-guard").apply_scenario("client-guard")
+    html = client.get("/lab/nu35-guard", headers=EN).get_data(as_text=True)
+    assert "Press New order, then open a second tab on this lab (a tab already open" in html
+    assert "holds the old order: reload it), and press Pay in both tabs within 2 s." in html
