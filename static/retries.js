@@ -54,7 +54,9 @@ function startStaleRun() {
       note.className = "stale-run-note";
       run.querySelector("h2").after(note);
     }
-    note.textContent = t("run_before_refusal");
+    // The reason itself, not "beside the form": at 1280x720 the form's own line sits
+    // below the fold when the answer is in view (run P).
+    note.textContent = t("run_before_refusal").replace("{reason}", problemText(evt.detail || {}));
   });
 }
 

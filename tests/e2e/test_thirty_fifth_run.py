@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
+from test_retries_browser import open_retries
 from test_thirty_fourth_run import first_check_met
 
 from demo.lessons import LESSONS
@@ -68,3 +69,23 @@ def test_next_step_after_the_fixs_steps_with_a_check_open_runs_them_afresh(
     expect(page.locator("#timeline .lane")).to_have_count(0)
     expect(card).to_have_attribute("data-lesson", "slow-motion")
     expect(card.locator(".fix-state")).to_contain_text("fix ON")
+
+
+def test_a_refused_run_says_its_reason_beside_the_earlier_run(
+    page: Page, live_server: Any, errors: Any
+) -> None:
+    """Run P: Run refused (the payment lab left in step mode), and the run panel said "the
+    reason is beside the form": at 1280×720 that line sat below the fold."""
+    lab_id = open_retries(page, live_server)
+    page.locator("#policy-form button[data-action='run']").click()
+    expect(page.locator("#run .run-headline")).to_be_visible()
+    page.goto(f"{live_server.url}/lab/{lab_id}")
+    page.locator("input[name=step_mode]").check()
+    expect(page.locator("input[name=step_mode]")).to_be_checked()
+    page.goto(f"{live_server.url}/lab/{lab_id}/retries")
+    page.locator("#policy-form button[data-action='run']").click()
+    note = page.locator("#run .stale-run-note")
+    expect(note).to_contain_text("the last Run was refused, and charged nothing.")
+    expect(note).to_contain_text("409 Payment lab in step mode: The payment lab is in step mode")
+    expect(note).to_be_in_viewport()
+    errors.clear()  # the 409 in the console is the point
