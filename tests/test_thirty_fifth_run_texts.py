@@ -78,3 +78,25 @@ def test_the_two_tab_step_says_a_tab_open_before_new_order_holds_the_old_one(
     html = client.get("/lab/nu35-guard", headers=EN).get_data(as_text=True)
     assert "Press New order, then open a second tab on this lab (a tab already open" in html
     assert "holds the old order: reload it), and press Pay in both tabs within 2 s." in html
+
+
+def test_a_run_that_kept_the_failure_away_by_hand_says_so(app: Flask, client: FlaskClient) -> None:
+    """Run P: retry lesson 3 with a fixed 4 s backoff set by hand: "as expected" twice under
+    two open checks, and no word why."""
+    registry: LabRegistry = app.extensions["labs"]
+    registry.get("nu35-missed").open_lesson("retry-after")
+    plan = {
+        **POLICY,
+        "strategy": "fixed",
+        "base_ms": "4000",
+        "faults_choice": preset(429, "ok"),
+    }
+    plan.pop("respect_retry_after")  # an unticked box is not sent
+    assert client.post("/lab/nu35-missed/retries/run", data=plan).status_code == 303
+    card = _retry_card(client, "nu35-missed")
+    assert card.count("as expected") == 2 and 'class="met"' not in card
+    assert "This run went as the fix expects, but without the fix: what you set by hand" in card
+    case = {**plan, "strategy": POLICY["strategy"], "base_ms": POLICY["base_ms"]}
+    assert client.post("/lab/nu35-missed/retries/run", data=case).status_code == 303
+    card = _retry_card(client, "nu35-missed")  # the case itself: the early retry seen
+    assert 'class="met"' in card and "went as the fix expects, but without" not in card

@@ -340,8 +340,6 @@ SCENARIOS: dict[str, Scenario] = {
             N_("Disable the button while a request is in flight, and see what it does not stop."),
             (
                 N_("Press Double-submit: the guard lets only one request out."),
-                # A tab opened before New order keeps the old order in its form, and
-                # paying that one proves nothing about the guard (run P).
                 N_(
                     "Press New order, then open a second tab on this lab (a tab already open "
                     "holds the old order: reload it), and press Pay in both tabs within 2 s."
