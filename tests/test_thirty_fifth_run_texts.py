@@ -100,3 +100,23 @@ def test_a_run_that_kept_the_failure_away_by_hand_says_so(app: Flask, client: Fl
     assert client.post("/lab/nu35-missed/retries/run", data=case).status_code == 303
     card = _retry_card(client, "nu35-missed")  # the case itself: the early retry seen
     assert 'class="met"' in card and "went as the fix expects, but without" not in card
+
+
+def test_producer_retry_waits_for_a_first_send(client: FlaskClient) -> None:
+    """Run P: "Producer retry sends the last job again", pressed before any Enqueue, sent
+    send-invoice-42 as if it were a retry of something."""
+    html = client.get("/lab/nu35-retry/queue", headers=EN).get_data(as_text=True)
+    button = html[
+        html.index('id="producer-retry"') : html.index(
+            "</button>", html.index('id="producer-retry"')
+        )
+    ]
+    assert " disabled>" in button and "Nothing is sent yet: press Enqueue first." in html
+    client.post("/lab/nu35-retry/queue/enqueue", data={"job": "42"}, headers=EN)
+    html = client.get("/lab/nu35-retry/queue", headers=EN).get_data(as_text=True)
+    button = html[
+        html.index('id="producer-retry"') : html.index(
+            "</button>", html.index('id="producer-retry"')
+        )
+    ]
+    assert " disabled" not in button and "Nothing is sent yet" not in html
