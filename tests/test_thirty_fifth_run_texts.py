@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -120,3 +122,21 @@ def test_producer_retry_waits_for_a_first_send(client: FlaskClient) -> None:
         )
     ]
     assert " disabled" not in button and "Nothing is sent yet" not in html
+
+
+def test_a_refused_replay_file_leads_back_to_the_lab_it_came_from(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run P: a bad replay file's error page offered only "Open a fresh lab"."""
+    app.extensions["labs"].get("nu35-home")  # a lab in use
+    page = client.get("/lab/nu35-home", headers=EN).get_data(as_text=True)
+    assert 'action="/replay?from=nu35-home"' in page
+    bad = {"history": (io.BytesIO(b"not json"), "history.json")}
+    answer = client.post("/replay?from=nu35-home", data=bad, headers={**EN, "Accept": "text/html"})
+    assert answer.status_code == 400
+    assert '<a href="/lab/nu35-home" class="back-to-lab">Back to your lab</a>' in answer.text
+    unknown = {"history": (io.BytesIO(b"not json"), "history.json")}
+    answer = client.post(
+        "/replay?from=nobody-here", data=unknown, headers={**EN, "Accept": "text/html"}
+    )
+    assert "Back to your lab" not in answer.text  # only a lab that exists

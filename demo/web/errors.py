@@ -69,9 +69,12 @@ def problem_response(problem: Problem) -> Response:
 def _back_to_lab() -> str | None:
     """The page of the lab a refused navigation came from (``/lab/<id>/queue?lesson=nope``:
     ``/lab/<id>/queue``, which a GET shows unchanged), when that lab exists; ``None``
-    otherwise. "Open a fresh lab" alone led away from the attendee's own lab (run L)."""
+    otherwise. "Open a fresh lab" alone led away from the attendee's own lab (run L). A
+    refused replay file names its lab in ``?from=`` (run P: no way back but the browser's)."""
     # Some blueprints move lab_id from the view's arguments to g.lab_id.
     lab_id = (request.view_args or {}).get("lab_id") or g.get("lab_id")
+    if request.endpoint == "workshop.replay":
+        lab_id = request.args.get("from")
     if not isinstance(lab_id, str) or current_app.extensions["labs"].peek(lab_id) is None:
         return None
     for page in PAGES.values():
