@@ -259,7 +259,7 @@ def _room() -> dict[str, Any]:
             "503": _ref("LabsFull"),
         },
         requestBody={"required": True, "content": content},
-        parameters=[{"name": "from", "in": "query", "schema": {"type": "string"}}],  # error page: way back
+        parameters=[{"name": "from", "in": "query", "schema": {"type": "string"}}],  # a way back
     )
     return {
         "/replay": {"post": replay},
