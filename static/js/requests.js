@@ -36,6 +36,13 @@ function keyFor(elt) {
 }
 
 // An input's value as JSON: a boolean for a checkbox, a number for a numeric input.
+// An amount as the ledger writes it (100,000; Vietnamese 100.000), or as typed past the
+// integers a number holds exactly (run P: 99999999999999999999 read as 1 followed by 20 zeros).
+function shownAmount(sent, input) {
+  if (typeof sent !== "number" || !Number.isSafeInteger(sent)) return input.value.trim();
+  return new Intl.NumberFormat(document.documentElement.lang || "en").format(sent);
+}
+
 export function valueOf(input, value) {
   if (!input) return value;
   if (input.type === "checkbox") return input.checked;
@@ -268,7 +275,7 @@ function showNextKey() {
     const sent = amount ? valueOf(amount, amount.value) : "";
     text = sent === ""
       ? t("next_key_stable_no_amount").replace("{key}", field.value)
-      : t("next_key_stable").replace("{key}", field.value).replace("{amount}", String(sent));
+      : t("next_key_stable").replace("{key}", field.value).replace("{amount}", shownAmount(sent, amount));
     // The order charged under other keys only, or none (a request from outside the page):
     // the store never saw this one, so Retry would charge again, not replay.
     const charges = Array.from(document.querySelectorAll("#ledger tr[data-order='" + CSS.escape(order.value) + "']"));

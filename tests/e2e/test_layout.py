@@ -75,7 +75,7 @@ def test_after_retry_with_a_new_key_the_page_says_which_key_retry_sends(
     stable = page.locator("#idempotency-key").input_value()
     amount = page.locator("#amount").input_value()
     expect(page.locator("#key-next")).to_have_text(
-        f"Retry sends this order's stable key: {stable} (amount {amount})"
+        f"Retry sends this order's stable key: {stable} (amount {int(amount):,})"
     )
     page.get_by_role("button", name="Retry with a new key", exact=True).click()
     expect(page.locator(".lane")).to_have_count(1)

@@ -89,3 +89,22 @@ def test_a_refused_run_says_its_reason_beside_the_earlier_run(
     expect(note).to_contain_text("409 Payment lab in step mode: The payment lab is in step mode")
     expect(note).to_be_in_viewport()
     errors.clear()  # the 409 in the console is the point
+
+
+@pytest.mark.parametrize(
+    ("lang", "typed", "shown"),
+    [
+        ("en", "100000", "(amount 100,000)"),
+        ("vi", "100000", "(số tiền 100.000)"),
+        ("en", "99999999999999999999", "(amount 99999999999999999999)"),
+    ],
+)
+def test_the_line_under_the_key_writes_the_amount_as_the_ledger_does(
+    page: Page, live_server: Any, lang: str, typed: str, shown: str
+) -> None:
+    """Run P: "số tiền 100000" on that line beside "100.000 VND" in the ledger, and
+    99999999999999999999 typed read "(amount 100000000000000000000)"."""
+    page.set_extra_http_headers({"Accept-Language": lang})
+    page.goto(f"{live_server.url}/lab/e2e-nu35amt-{secrets.token_hex(4)}")
+    page.locator("#amount").fill(typed)
+    expect(page.locator("#key-next")).to_contain_text(shown)

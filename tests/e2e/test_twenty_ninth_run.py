@@ -107,7 +107,7 @@ def test_the_line_under_the_key_says_the_amount_as_the_body_carries_it(
     page.goto(f"{live_server.url}/lab/e2e-nu29amt-{secrets.token_hex(4)}")
     line = page.locator("#key-next")
     page.locator("#amount").fill("1e3")
-    expect(line).to_contain_text("t1:u7:pay:order-42:v1 (amount 1000)")
+    expect(line).to_contain_text("t1:u7:pay:order-42:v1 (amount 1,000)")
     page.locator("#amount").fill("")
     expect(line).to_contain_text("with no amount (the server refuses it: 422)")
     expect(line).not_to_contain_text("(amount )")
