@@ -30,6 +30,7 @@ def test_a_run_with_one_attempt_says_nothing_was_retried(
     plan = {
         **POLICY,
         "max_attempts": max_attempts,
+        "strategy": "exponential",  # the case's own
         "retry_on": [*POLICY["retry_on"], "400"],
         "faults_choice": preset(400),
     }
@@ -140,3 +141,24 @@ def test_a_refused_replay_file_leads_back_to_the_lab_it_came_from(
         "/replay?from=nobody-here", data=unknown, headers={**EN, "Accept": "text/html"}
     )
     assert "Back to your lab" not in answer.text  # only a lab that exists
+
+
+def test_numbers_from_a_case_changed_by_hand_are_not_called_its_failure(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run P: retry lesson 4 stormed with 1,000 clients and full jitter by hand: "Calls
+    expected with the fix ≤ 1,000, actual 16,914: the failure you caused, kept as evidence"
+    under "Lesson achieved"."""
+    from test_retries_page import storm_form
+
+    registry: LabRegistry = app.extensions["labs"]
+    registry.get("nu35-storm").open_lesson("jitter")
+    case = storm_form(strategy="exponential")
+    assert client.post("/lab/nu35-storm/retries/storm", data=case).status_code == 303
+    card = _retry_card(client, "nu35-storm")
+    assert "its settings were changed by hand" not in card and 'class="met"' in card
+    more = storm_form(strategy="full_jitter", clients="1000")
+    assert client.post("/lab/nu35-storm/retries/storm", data=more).status_code == 303
+    card = _retry_card(client, "nu35-storm")
+    assert "s numbers: its settings were changed by hand" in card
+    assert "the failure you caused" not in card and "MISMATCH" not in card
