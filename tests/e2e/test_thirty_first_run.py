@@ -98,7 +98,8 @@ def test_next_step_after_the_steps_with_a_check_still_open_asks_first(
     page: Page, live_server: Any, open_link: Any
 ) -> None:
     """Run J: Payments lesson 2, Apply the fix, Pay, Retry, then Retry with a new key (the
-    first check ticks) and Next step: lesson 3 opened, lesson 2 unachieved, no word said."""
+    first check ticks) and Next step: lesson 3 opened, lesson 2 unachieved, no word said.
+    It asks first; then (run P) it runs the fix's steps afresh rather than leave."""
     lab_id = f"e2e-nu32a-{secrets.token_hex(4)}"
     open_link(page, f"{live_server.url}/lab/{lab_id}?lesson=lost-response")
     with page.expect_navigation(wait_until="load"):
@@ -111,12 +112,14 @@ def test_next_step_after_the_steps_with_a_check_still_open_asks_first(
     expect(card.locator("li[data-check]").first).to_have_class("met")
     page.wait_for_timeout(300)  # the last answer's swap settles
     card.locator("[data-next-step]").click()
-    expect(card.locator(".onward-ask")).to_contain_text("this lesson is not achieved")
+    expect(card.locator(".onward-ask")).to_contain_text("a check above is still open")
     expect(card).to_have_attribute("data-lesson", "lost-response")
     page.wait_for_timeout(700)  # past a bounced press
     with page.expect_navigation(wait_until="load"):
         card.locator("[data-next-step]").click()
-    expect(page.locator("#lesson")).to_have_attribute("data-lesson", "key-reuse")
+    # Run P: the fix's steps afresh, the lesson still open (Next lesson → goes on).
+    expect(page.locator("#lesson")).to_have_attribute("data-lesson", "lost-response")
+    expect(lanes).to_have_count(0)
 
 
 def test_the_key_strategy_chosen_by_hand_turns_the_badge_and_the_first_step(
