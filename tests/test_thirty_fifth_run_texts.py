@@ -162,3 +162,7 @@ def test_numbers_from_a_case_changed_by_hand_are_not_called_its_failure(
     card = _retry_card(client, "nu35-storm")
     assert "s numbers: its settings were changed by hand" in card
     assert "the failure you caused" not in card and "MISMATCH" not in card
+    fewer = storm_form(strategy="full_jitter", clients="50")  # run Q: fewer calls, not the case's
+    assert client.post("/lab/nu35-storm/retries/storm", data=fewer).status_code == 303
+    card = _retry_card(client, "nu35-storm")
+    assert "s numbers: its settings were changed by hand" in card and "as expected" not in card
