@@ -166,3 +166,13 @@ def test_numbers_from_a_case_changed_by_hand_are_not_called_its_failure(
     assert client.post("/lab/nu35-storm/retries/storm", data=fewer).status_code == 303
     card = _retry_card(client, "nu35-storm")
     assert "s numbers: its settings were changed by hand" in card and "as expected" not in card
+
+
+def test_the_step_mode_check_names_no_lane_as_the_holder() -> None:
+    """Run Q: B stepped first held the lock and A waited, yet the check that ticked said
+    "B waited for A's lock while A held it"; the check counts either lane as the holder."""
+    from demo.lessons import LESSONS
+
+    label = LESSONS["slow-motion"].checks[-1].label
+    assert "one request waited for the other's lock while it was held" in label
+    assert "B waited for A" not in label

@@ -166,9 +166,10 @@ PATH: tuple[Lesson, ...] = (
         ),
         Check(
             "stepped-once",
+            # Either lane may hold the lock: the one stepped first does (run Q: B first).
             N_(
-                "In step mode, with the lock on, B waited for A's lock while A held it, "
-                "then replayed"
+                "In step mode, with the lock on, one request waited for the other's lock "
+                "while it was held, then replayed"
             ),
             lambda ev: interleaved_once(ev),
         ),
