@@ -140,15 +140,20 @@ class Workspace:
 
     def apply_scenario(self, name: str, *, fixed: bool = False, lab: str = "payments") -> Any:
         """Start lab ``lab``'s scenario ``name`` afresh (with its fix if ``fixed``), the
-        clock back to now; a lesson on another scenario closes. A retry-lab scenario turns
-        the payment lab's step mode off (its paused requests go on). Returns the scenario.
+        clock back to now; a lesson on another scenario closes. A retry-lab scenario leaves
+        the payment lab's scenario for free play, and turns its step mode off (its paused
+        requests go on). Returns the scenario.
 
         :raises Problem: 404 for an unknown lab or scenario name.
         """
         scenario = self._lab_named(lab).apply_scenario(name, fixed=fixed)
+        # The retry lab's client calls the payment lab: its charges land in that ledger,
+        # where a payment scenario's card counted them as its own (run Q: "1 extra: the
+        # failure you caused" on lesson 3); and left in step mode (lesson 5), every attempt
+        # would wait there, and each Run would be refused.
+        if lab == "retries" and self.payments.scenario is not None:
+            self.payments.leave_scenario()
         if lab == "retries" and self.payments.settings.step_mode:
-            # The retry lab's client calls the payment lab: left in step mode (lesson 5),
-            # every attempt would wait there, and each Run would be refused.
             self.payments.update_settings({"step_mode": False})
         with self._guard:
             self.clock.offset_s = 0.0

@@ -176,3 +176,18 @@ def test_the_step_mode_check_names_no_lane_as_the_holder() -> None:
     label = LESSONS["slow-motion"].checks[-1].label
     assert "one request waited for the other's lock while it was held" in label
     assert "B waited for A" not in label
+
+
+def test_a_retry_lesson_leaves_the_payment_labs_scenario_for_free_play(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run Q: payment lesson 3 left open as a scenario while the retry chapter ran: back on
+    the payment lab its card read "Charges expected 9 actual 10: 1 extra, the failure you
+    caused", the extra charge being the retry lab's new-key double charge."""
+    registry: LabRegistry = app.extensions["labs"]
+    lab = registry.get("nu35-left")
+    lab.open_lesson("key-reuse")
+    lab.open_lesson("lost-response-retry")
+    assert lab.payments.scenario is None
+    page = client.get("/lab/nu35-left", headers=EN).get_data(as_text=True)
+    assert 'data-scenario-open="key-reuse"' not in page
