@@ -191,3 +191,22 @@ def test_a_retry_lesson_leaves_the_payment_labs_scenario_for_free_play(
     assert lab.payments.scenario is None
     page = client.get("/lab/nu35-left", headers=EN).get_data(as_text=True)
     assert 'data-scenario-open="key-reuse"' not in page
+
+
+def test_the_dead_letter_line_quotes_no_setting_changed_since(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run Q: Max attempts set to 3 after a message was received 4 times: "the broker gave
+    up on after 3 receives" beside "4 / 3" in the table."""
+    from test_thirty_first_run_texts import _queue_card
+
+    queue, _ = _queue_card(app, client, "nu35-dead", "poison-message")
+    queue.play("poison-message", fixed=True)
+    before = queue.settings.max_attempts
+    queue.update_settings({"max_attempts": before - 1})
+    page = client.get("/lab/nu35-dead/queue", headers=EN).get_data(as_text=True)
+    line = page[
+        page.index('class="dead-letters"') : page.index("</p>", page.index('class="dead-letters"'))
+    ]
+    assert "gave up on once received Max attempts times (the setting then)" in line
+    assert f"after {before - 1} receives" not in line
