@@ -30,8 +30,9 @@ function proofScroll() {
 }
 
 // The queue lab in presenter mode: "What just happened" comes on screen under the card, as
-// much of it as keeps the card's checks and numbers in view (the checks come first), its headline whatever it costs (run N:
-// the room saw only "E-mails for one key … actual 2", never the answer or the mailbox).
+// much of it as keeps the card's checks and numbers in view (the checks come first), its
+// headline whatever it costs (run N: the room saw only "E-mails for one key … actual 2",
+// never the answer or the mailbox).
 function queueScroll() {
   const explain = document.querySelector("#page.present #explain");
   const headline = explain && explain.querySelector(".headline, p");
