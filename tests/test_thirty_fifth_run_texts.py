@@ -210,3 +210,13 @@ def test_the_dead_letter_line_quotes_no_setting_changed_since(
     ]
     assert "gave up on once received Max attempts times (the setting then)" in line
     assert f"after {before - 1} receives" not in line
+
+
+def test_the_dedup_switch_says_it_is_sent_with_each_retry(client: FlaskClient) -> None:
+    """Run R: Dedup unticked, then the page reloaded: the box was ticked again (the last
+    value sent), with nothing saying that an untick counts only once a Retry sends it."""
+    page = client.get("/lab/nu35-ops/natural", headers=EN).get_data(as_text=True)
+    label = page[
+        page.index('id="ops-dedup"') : page.index("</label>", page.index('id="ops-dedup"'))
+    ]
+    assert "(sent with each Retry: a reload shows the last one sent)" in label
