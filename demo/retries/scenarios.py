@@ -89,6 +89,20 @@ class Scenario:
             for want, have in wanted
         )
 
+    def switch(self) -> str:
+        """The policy form's switch that holds the fix, for the page to follow as it moves:
+        ``"same_key=on"`` (the box ticked), ``"retry_on=!400"`` (that box cleared); empty
+        for a fix of several members or of the storm form."""
+        if len(self.fix_policy) != 1:
+            return ""
+        (member, want), = self.fix_policy.items()
+        if want is True:
+            return f"{member}=on"
+        removed = self._met(member, want)
+        if isinstance(removed, frozenset) and len(removed) == 1:
+            return f"{member}=!{next(iter(removed))}"
+        return ""
+
     def case_changed(self, policy: Mapping[str, Any], storm: Mapping[str, Any]) -> bool:
         """Whether the lab's ``policy`` or last ``storm`` request lost one of the case's own
         members by hand (the storm's clients: "the same 100 clients" then says what no

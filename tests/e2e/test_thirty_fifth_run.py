@@ -109,3 +109,28 @@ def test_the_line_under_the_key_writes_the_amount_as_the_ledger_does(
     page.goto(f"{live_server.url}/lab/e2e-nu35amt-{secrets.token_hex(4)}")
     page.locator("#amount").fill(typed)
     expect(page.locator("#key-next")).to_contain_text(shown)
+
+
+@pytest.mark.parametrize(
+    ("lesson", "switch", "on"),
+    [
+        ("retry-policy", "input[name=retry_on][value='400']", False),
+        ("retry-after", "input[name=respect_retry_after]", True),
+        ("lost-response-retry", "input[name=same_key]", True),
+    ],
+)
+def test_the_retry_badge_follows_its_switch_before_run(
+    page: Page, live_server: Any, lesson: str, switch: str, on: bool
+) -> None:
+    """Runs O, Q and R: unticking 400 in retry_on left the badge at "fix OFF: retries a 400"
+    until Run; the other labs' badges follow their switch as it moves."""
+    open_retries(page, live_server, f"?lesson={lesson}")
+    badge = page.locator("#lesson .fix-state")
+    expect(badge).to_contain_text("fix OFF")
+    box = page.locator(f"#policy-form {switch}")
+    box.set_checked(on)
+    expect(badge).to_contain_text("fix ON")
+    expect(badge).to_contain_text("(set by hand)")
+    box.set_checked(not on)
+    expect(badge).to_contain_text("fix OFF")
+    expect(badge).not_to_contain_text("(set by hand)")
