@@ -95,7 +95,7 @@ class Scenario:
         for a fix of several members or of the storm form."""
         if len(self.fix_policy) != 1:
             return ""
-        (member, want), = self.fix_policy.items()
+        ((member, want),) = self.fix_policy.items()
         if want is True:
             return f"{member}=on"
         removed = self._met(member, want)
