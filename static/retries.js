@@ -148,7 +148,6 @@ function startFormPending() {
   };
   form.addEventListener("input", changed);
   form.addEventListener("change", changed);
-  form.addEventListener("change", followSwitch);
 }
 
 // The card's badge follows the policy form's switch that holds the fix as it moves, as the
@@ -167,5 +166,6 @@ function followSwitch() {
 
 startPlan();
 startFormPending();
+document.addEventListener("change", followSwitch);
 startStaleRun();
 startAnswerInView();

@@ -42,31 +42,31 @@ def parse_faults(value: object) -> tuple[Fault, ...]:
     :raises Problem: 422 ``invalid-faults`` naming the first bad item.
     """
     if not isinstance(value, list) or len(value) > MAX_FAULTS:
-        raise _bad_faults(
-            "faults", Text("must be a list of at most %(limit)s items", limit=MAX_FAULTS)
-        )
+        raise _bad_faults(Text("must be a list of at most %(limit)s items", limit=MAX_FAULTS))
     for i, fault in enumerate(value):
         known = fault in FAULT_STATUSES if type(fault) is int else fault in FAULT_NAMES
         if not known:
             raise _bad_faults(
-                f"faults[{i}]",  # the detail counts from 1, as a reader does (run N)
                 Text(
                     "must be one of %(choices)s",
                     choices=", ".join(
                         [*(f'"{n}"' for n in FAULT_NAMES), *map(str, FAULT_STATUSES)]
                     ),
                 ),
+                i,
             )
     return tuple(value)
 
 
-def _bad_faults(where: str, why: Text) -> Problem:
-    item = where.removeprefix("faults[").removesuffix("]")
-    detail = (
-        Text("Fix the fault plan: item %(n)s %(why)s.", n=int(item) + 1, why=why)
-        if item.isdigit()
-        else Text("Fix the fault plan: %(where)s %(why)s.", where=where, why=why)
-    )
+def _bad_faults(why: Text, index: int | None = None) -> Problem:
+    """422 for the whole plan, or for its item ``index`` (from 0): the API's ``errors``
+    key is ``faults[0]``, the detail counts from 1, as a reader does (run N)."""
+    if index is None:
+        where = "faults"
+        detail = Text("Fix the fault plan: %(where)s %(why)s.", where=where, why=why)
+    else:
+        where = f"faults[{index}]"
+        detail = Text("Fix the fault plan: item %(n)s %(why)s.", n=index + 1, why=why)
     return Problem(422, "invalid-faults", N_("Invalid fault plan"), detail,
                    errors={where: str(why)})  # fmt: skip
 
