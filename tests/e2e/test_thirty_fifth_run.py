@@ -131,6 +131,8 @@ def test_the_retry_badge_follows_its_switch_before_run(
     box.set_checked(on)
     expect(badge).to_contain_text("fix ON")
     expect(badge).to_contain_text("(set by hand)")
+    # …and the card's first step with it, as on the other labs (a fresh helper's review).
+    expect(page.locator("#lesson li.undo-first")).to_be_visible()
     box.set_checked(not on)
     expect(badge).to_contain_text("fix OFF")
     expect(badge).not_to_contain_text("(set by hand)")
