@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...engine.text import N_, Text
+from ...engine.text import N_, Number, Text
 from ..charges import BAD_KEY_TITLE
 from ..requests import RequestEntry
 from ..settings import Settings
@@ -92,8 +92,9 @@ def other_body(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Explanat
     )
 
 
-def _changed_fields(focus: RequestEntry, entries: Sequence[RequestEntry]) -> str:
-    """`` (amount 1000 → 2000)``: the body fields that differ from the key's first use."""
+def _changed_fields(focus: RequestEntry, entries: Sequence[RequestEntry]) -> Text | str:
+    """`` (amount 1,000 → 2,000)``: the body fields that differ from the key's first use,
+    amounts written as the ledger writes them (in the reader's language)."""
     first = next(
         (
             e
@@ -108,5 +109,21 @@ def _changed_fields(focus: RequestEntry, entries: Sequence[RequestEntry]) -> str
     if not (first and first.charge and focus.charge):
         return ""
     was, now = first.charge.as_dict(), focus.charge.as_dict()
-    changed = [f"{name} {was[name]!r} → {now[name]!r}" for name in was if was[name] != now[name]]
-    return f" ({', '.join(changed)})" if changed else ""
+    changed = [
+        Text(
+            "%(field)s %(was)s → %(now)s", field=name, was=_value(was[name]), now=_value(now[name])
+        )
+        for name in was
+        if was[name] != now[name]
+    ]
+    if not changed:
+        return ""
+    fields = changed[0]
+    for more in changed[1:]:
+        fields = Text("%(fields)s, %(more)s", fields=fields, more=more)
+    return Text(" (%(fields)s)", fields=fields)
+
+
+def _value(value: object) -> Number | str:
+    # An int amount reads as the ledger's 100,000; strings keep their quotes.
+    return Number(value) if isinstance(value, int) else repr(value)
