@@ -5,8 +5,12 @@ from __future__ import annotations
 import html
 
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
+from test_newcomer_texts import EN, VI, lab, page, section
 from test_pages import BODY, hx_pay
+
+from demo.payments.scenarios import SCENARIOS
 
 
 @pytest.mark.parametrize(
@@ -34,3 +38,29 @@ def test_the_409_writes_the_changed_amount_as_the_ledger_does(
     )
     assert conflict.status_code == 409
     assert said in html.unescape(conflict.get_data(as_text=True))
+
+
+@pytest.mark.parametrize("name", [n for n, s in SCENARIOS.items() if not s.defence])
+def test_every_fix_badge_names_what_it_switches(name: str) -> None:
+    """Key-per-click, gateway-timeout and client-guard read a bare "fix OFF", while every
+    other card's badge says what is off ("fix OFF: Lock off")."""
+    scenario = SCENARIOS[name]
+    assert scenario.badge_for(False).startswith("fix OFF: ")
+    assert scenario.badge_for(True).startswith("fix ON: ")
+
+
+@pytest.mark.parametrize(
+    ("name", "en", "vi"),
+    [
+        ("client-guard", "fix OFF: Lock off", "cách sửa: TẮT, Lock tắt"),
+        ("gateway-timeout", "fix OFF: the key is kept in doubt", "key bị giữ vì chưa rõ kết quả"),
+        ("key-per-click", "fix OFF: a new key per click", "key mới mỗi lần bấm"),
+    ],
+)
+def test_the_badge_names_its_switch_on_the_card(
+    app: Flask, client: FlaskClient, name: str, en: str, vi: str
+) -> None:
+    the_lab = lab(app, f"badge-{name}")
+    the_lab.apply_scenario(name)
+    assert en in section(page(client, the_lab.id, EN), "lesson")
+    assert vi in section(page(client, the_lab.id, VI), "lesson")

@@ -13,6 +13,9 @@ from ..engine.settings import fix_set_by_hand
 from ..engine.text import N_
 from .settings import Settings
 
+LOCK_BADGES = (N_("fix OFF: Lock off"), N_("fix ON: Lock on"))
+"""The badge of every case the per-key Lock fixes (the race, step mode, the client guard)."""
+
 
 @dataclass(frozen=True)
 class Scenario:
@@ -71,9 +74,13 @@ class Scenario:
         return self.fix_goal if fixed and self.fix_goal else goal
 
     def badge_for(self, fixed: bool) -> str:
-        """The fix badge's words, with the fix applied or not (untranslated)."""
-        if len(self.fix_badges) == 2:
-            return self.fix_badges[1 if fixed else 0]
+        """The fix badge's words, with the fix applied or not (untranslated): its own,
+        else the Lock's when the fix is the Lock, else a bare "fix ON"/"fix OFF"."""
+        badges = self.fix_badges
+        if not badges and self.settings.get("lock") is False and self.fix.get("lock"):
+            badges = LOCK_BADGES
+        if len(badges) == 2:
+            return badges[1 if fixed else 0]
         return N_("fix ON") if fixed else N_("fix OFF")
 
     def steps_for(self, fixed: bool) -> tuple[str, ...]:

@@ -75,6 +75,7 @@ SCENARIOS: dict[str, Scenario] = {
             ("Pay", "Retry"),
             client={"key_strategy": "random"},
             fix_client={"key_strategy": "stable"},
+            fix_badges=(N_("fix OFF: a new key per click"), N_("fix ON: a stable key")),
         ),
         Scenario(
             "key-reuse",
@@ -115,7 +116,6 @@ SCENARIOS: dict[str, Scenario] = {
             ("Double-submit",),
             settings={"lock": False},
             fix={"lock": True},
-            fix_badges=(N_("fix OFF: Lock off"), N_("fix ON: Lock on")),
         ),
         Scenario(
             "slow-motion",
@@ -140,7 +140,6 @@ SCENARIOS: dict[str, Scenario] = {
             ("Double-submit",),
             settings={"lock": False, "step_mode": True},
             fix={"lock": True, "step_mode": True},
-            fix_badges=(N_("fix OFF: Lock off"), N_("fix ON: Lock on")),
             fix_steps=(
                 N_("Press Double-submit: both requests stop at their first step."),
                 N_("Step A twice, until it holds the lock (stopped after lock acquire)."),
@@ -326,6 +325,7 @@ SCENARIOS: dict[str, Scenario] = {
             ("Pay", "Retry"),
             settings={"fault": "gateway_timeout"},
             fix={"fault": "gateway_timeout", "recovery": "downstream_key"},
+            fix_badges=(N_("fix OFF: the key is kept in doubt"), N_("fix ON: key to gateway")),
             fix_steps=(
                 N_(
                     "Press Pay: the gateway charges, then its answer times out (504). The key "
