@@ -10,6 +10,7 @@ from flask.testing import FlaskClient
 from test_newcomer_texts import EN, VI, lab, page, section
 from test_pages import BODY, hx_pay
 
+from demo.lessons import LESSONS, Progress
 from demo.payments.scenarios import SCENARIOS
 
 
@@ -64,3 +65,24 @@ def test_the_badge_names_its_switch_on_the_card(
     the_lab.apply_scenario(name)
     assert en in section(page(client, the_lab.id, EN), "lesson")
     assert vi in section(page(client, the_lab.id, VI), "lesson")
+
+
+def test_the_fix_set_by_hand_says_whether_this_order_was_paid(client: FlaskClient) -> None:
+    """Run R's helper: "if this order was paid already, press New order first" while the
+    page knew it was (two charges for order 42 in the ledger beside it)."""
+    lab_id = "nu36-paid"
+    client.post(f"/lab/{lab_id}?lesson=race")
+    labs = client.application.extensions["labs"]
+    labs.get(lab_id).progress["race"] = Progress({LESSONS["race"].checks[0].id: 0.0})
+    client.patch(f"/lab/{lab_id}/api/settings", json={"lock": True})
+    assert "set by hand: follow these steps again." in section(page(client, lab_id, EN), "lesson")
+    paid = client.post(
+        f"/lab/{lab_id}/api/charges", json=BODY, headers={"Idempotency-Key": "k-paid"}
+    )
+    assert paid.status_code == 201
+    card = section(page(client, lab_id, EN), "lesson")
+    assert "set by hand, and order 42 was paid already: press New order first" in card
+    vi = section(page(client, lab_id, VI), "lesson")
+    assert "do bạn tự đặt, và đơn 42 đã được thanh toán: hãy bấm Đơn hàng mới trước" in vi
+    client.post(f"/lab/{lab_id}/new-order", data={"order_id": "42", "amount": "100000"})
+    assert "set by hand: follow these steps again." in section(page(client, lab_id, EN), "lesson")

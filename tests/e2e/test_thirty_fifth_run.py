@@ -30,7 +30,7 @@ def test_a_key_strategy_chosen_by_hand_after_the_case_turns_the_steps_too(
     page.select_option("#key-strategy", "stable")
     expect(card.locator(".fix-state")).to_have_text("fix ON: a stable key (set by hand)")
     expect(shown).to_have_count(2)
-    expect(shown.first).to_contain_text("if this order was paid already, press New order first")
+    expect(shown.first).to_contain_text("and order 42 was paid already: press New order first")
     expect(shown.last).to_contain_text("with the same stable key")
     page.select_option("#key-strategy", "none")
     expect(shown.first).to_contain_text("with no key")
