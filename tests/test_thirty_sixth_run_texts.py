@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import html
+import re
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from test_newcomer_texts import EN, VI, lab, page, section
 from test_pages import BODY, hx_pay
+from test_retries_page import POLICY, preset, storm_form
 
 from demo.lessons import LESSONS, Progress
 from demo.payments.scenarios import SCENARIOS
@@ -86,3 +88,45 @@ def test_the_fix_set_by_hand_says_whether_this_order_was_paid(client: FlaskClien
     assert "do bạn tự đặt, và đơn 42 đã được thanh toán: hãy bấm Đơn hàng mới trước" in vi
     client.post(f"/lab/{lab_id}/new-order", data={"order_id": "42", "amount": "100000"})
     assert "set by hand: follow these steps again." in section(page(client, lab_id, EN), "lesson")
+
+
+def _retry_card(client: FlaskClient, lab_id: str) -> str:
+    html = client.get(f"/lab/{lab_id}/retries", headers=EN).get_data(as_text=True)
+    return html[html.index('id="lesson"') : html.index("</section>", html.index('id="lesson"'))]
+
+
+def test_a_storm_changed_by_hand_asks_for_one_thing_first(app: Flask, client: FlaskClient) -> None:
+    """Run R's helper: retry lesson 4 stormed by hand with full jitter and 50 clients, the
+    case not seen yet: the card said both "changed by hand … press Run the steps" and "The
+    fix is on, set by hand … set that back first"; Run the steps does both."""
+    app.extensions["labs"].get("nu36-storm").open_lesson("jitter")
+    by_hand = storm_form(strategy="full_jitter", clients="50")
+    assert client.post("/lab/nu36-storm/retries/storm", data=by_hand).status_code == 303
+    card = _retry_card(client, "nu36-storm")
+    assert 'class="case-changed"' in card and "undo-first" not in card
+    fix_only = storm_form(strategy="full_jitter")  # the case's clients: one thing to undo
+    assert client.post("/lab/nu36-storm/retries/storm", data=fix_only).status_code == 303
+    card = _retry_card(client, "nu36-storm")
+    assert 'class="case-changed"' not in card and 'class="undo-first"' in card
+
+
+@pytest.mark.parametrize("max_attempts", ["1", "2"])
+def test_a_run_that_retried_nothing_puts_run_first(
+    app: Flask, client: FlaskClient, max_attempts: str
+) -> None:
+    """Run R's helper: retry lesson 1 with max_attempts 1 said "Set max_attempts to 2 or
+    more and press Run again", while Apply the fix was the primary button."""
+    lab_id = f"nu36-one-{max_attempts}"
+    app.extensions["labs"].get(lab_id).open_lesson("retry-policy")
+    plan = {
+        **POLICY,
+        "max_attempts": max_attempts,
+        "strategy": "exponential",
+        "retry_on": [*POLICY["retry_on"], "400"],
+        "faults_choice": preset(400),
+    }
+    assert client.post(f"/lab/{lab_id}/retries/run", data=plan).status_code == 303
+    card = _retry_card(client, lab_id)
+    run_first = re.search(r'data-card-action="run" class="primary"', card) is not None
+    fix_first = re.search(r'form="lesson-apply-fix"[^>]*class="primary"', card) is not None
+    assert (run_first, fix_first) == ((True, False) if max_attempts == "1" else (False, True))
