@@ -130,3 +130,33 @@ def test_a_run_that_retried_nothing_puts_run_first(
     run_first = re.search(r'data-card-action="run" class="primary"', card) is not None
     fix_first = re.search(r'form="lesson-apply-fix"[^>]*class="primary"', card) is not None
     assert (run_first, fix_first) == ((True, False) if max_attempts == "1" else (False, True))
+
+
+@pytest.mark.parametrize(
+    ("first", "said"),
+    [
+        ("Retry with a new key", True),
+        ("Pay", False),
+        (None, False),  # a request from outside the page: no button to name
+    ],
+)
+def test_a_first_request_off_the_steps_is_named(
+    client: FlaskClient, first: str | None, said: bool
+) -> None:
+    """Run R: lesson 2 with Retry with a new key pressed before Pay: the lost response fell
+    on it, Pay sent the random key left in the field and replayed, and the card said only
+    "Charges expected 1 actual 1: as expected" under two open checks."""
+    lab_id = f"nu36-order-{said}-{first is None}"
+    client.post(f"/lab/{lab_id}?lesson=lost-response")
+    action = {"X-Lab-Action": first} if first else {}
+    client.post(
+        f"/lab/{lab_id}/api/charges", json=BODY, headers={"Idempotency-Key": "k1", **action}
+    )
+    card = section(page(client, lab_id, EN), "lesson")
+    words = (
+        "The steps begin with Pay, and this lab's first request came from Retry with a new "
+        "key, so the case may not show as they say: press Run the steps"
+    )
+    assert (words in html.unescape(card)) is said
+    vi = html.unescape(section(page(client, lab_id, VI), "lesson"))
+    assert ("Các bước bắt đầu bằng Thanh toán, còn yêu cầu đầu tiên" in vi) is said

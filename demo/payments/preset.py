@@ -13,6 +13,16 @@ from ..engine.settings import fix_set_by_hand
 from ..engine.text import N_
 from .settings import Settings
 
+PAGE_BUTTONS = {
+    "Pay": N_("Pay"),
+    "Retry": N_("Retry"),
+    "Retry with a new key": N_("Retry with a new key"),
+    "Change amount": N_("Change amount & resend"),
+    "Double-submit": N_("Double-submit"),
+}
+"""The order form's buttons that send a charge: their ``data-action`` (the request's
+``X-Lab-Action``, a Double-submit's lane cut off) to their labels (untranslated)."""
+
 LOCK_BADGES = (N_("fix OFF: Lock off"), N_("fix ON: Lock on"))
 """The badge of every case the per-key Lock fixes (the race, step mode, the client guard)."""
 
@@ -82,6 +92,17 @@ class Scenario:
         if len(badges) == 2:
             return badges[1 if fixed else 0]
         return N_("fix ON") if fixed else N_("fix OFF")
+
+    def pressed_first(self, actions: Iterable[str]) -> tuple[str, str] | None:
+        """``(step, pressed)``: the button the case's steps begin with and the one the lab's
+        first request came from, as labels (untranslated), when they differ (lesson 2:
+        Retry with a new key before Pay took the lost response, and Pay replayed it).
+        ``None`` when they match, or the request came from no page button (the API)."""
+        first = next(iter(actions), "").removesuffix(" A").removesuffix(" B")
+        step = self.script[0] if self.script else ""
+        if first == step or first not in PAGE_BUTTONS or step not in PAGE_BUTTONS:
+            return None
+        return PAGE_BUTTONS[step], PAGE_BUTTONS[first]
 
     def steps_for(self, fixed: bool) -> tuple[str, ...]:
         """The steps the card lists, with the fix applied or not."""

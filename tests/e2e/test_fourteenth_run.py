@@ -199,7 +199,7 @@ def test_the_next_key_line_says_a_key_that_cannot_be_sent_is_not_sent(
     page: Page, live_server: Any, errors: Any
 ) -> None:
     """Sixteenth run: with a key the page refused to send, the line under the buttons said
-    "Retry sends the key in the field: …". (A tab does go out, and the server refuses it:
+    "Pay and Retry send the key in the field: …". (A tab does go out, and the server refuses it:
     the 31st run found the page saying no header could carry one.)"""
     page.set_viewport_size(PROJECTOR)
     page.goto(f"{live_server.url}/lab/e2e-nu14-tab-{secrets.token_hex(4)}")
@@ -214,7 +214,7 @@ def test_the_next_key_line_says_a_key_that_cannot_be_sent_is_not_sent(
         "holds a tab (U+0009)."
     )
     page.locator("#idempotency-key").fill("a b")  # a space is sent
-    expect(line).to_contain_text("Retry sends the key in the field: a b")
+    expect(line).to_contain_text("Pay and Retry send the key in the field: a b")
 
 
 def test_a_page_loaded_with_requests_paused_shows_their_lanes_in_presenter_mode(

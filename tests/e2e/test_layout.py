@@ -81,7 +81,9 @@ def test_after_retry_with_a_new_key_the_page_says_which_key_retry_sends(
     expect(page.locator(".lane")).to_have_count(1)
     fresh = page.locator("#idempotency-key").input_value()
     assert fresh != stable
-    expect(page.locator("#key-next")).to_contain_text(f"Retry sends the key in the field: {fresh}")
+    expect(page.locator("#key-next")).to_contain_text(
+        f"Pay and Retry send the key in the field: {fresh}"
+    )
     expect(page.locator("#key-next")).to_contain_text(f"not this order's stable key ({stable})")
     page.get_by_role("button", name="Retry", exact=True).click()
     expect(page.locator(".lane")).to_have_count(2)

@@ -105,7 +105,7 @@ def test_a_key_of_spaces_is_told_before_it_goes(page: Page, live_server: Any, er
     lab_id = open_lab(page, live_server, "nu21-spaces")
     page.locator("#idempotency-key").fill("   ")
     expect(page.locator("#key-next")).to_contain_text("holds only spaces")
-    expect(page.locator("#key-next")).not_to_contain_text("Retry sends the key in the field")
+    expect(page.locator("#key-next")).not_to_contain_text("Pay and Retry send the key in the field")
     page.get_by_role("button", name="Pay", exact=True).click()
     expect(page.locator("#explain .headline")).to_contain_text("400")
     assert live_server.lab(lab_id).payments.gateway.ledger() == []
