@@ -36,9 +36,12 @@ export function refusalOf(key, said) {
   return t(UNSENDABLE.test(c) ? said.browser : said.door).replace("{char}", named(c));
 }
 
+// A key sent quoted, as the IETF draft does: one structured-field string (RFC 8941 §3.3.3).
+const SF_STRING = /^"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*"$/;
+
 // What the line under the buttons adds for a key that goes out as typed, yet not as the
 // server takes it: HTTP trims the spaces at either end; a character outside printable
-// ASCII (a tab, "é") is refused with 400, and so is a comma.
+// ASCII (a tab, "é") is refused with 400, and so is a comma, or an unbalanced quote.
 export function keyCaveats(key) {
   const said = [];
   const trimmed = key.replace(/^[ \t]+|[ \t]+$/g, "");
@@ -46,6 +49,7 @@ export function keyCaveats(key) {
   const odd = Array.from(trimmed).find(function (ch) { return !/[\x20-\x7e]/.test(ch); });
   if (odd) said.push(t("key_not_ascii").replace("{char}", named(odd)));
   else if (trimmed.includes(",")) said.push(t("key_comma"));
+  else if (trimmed.startsWith('"') && !SF_STRING.test(trimmed)) said.push(t("key_bad_quote"));
   return said.join(" ");
 }
 
