@@ -219,4 +219,7 @@ def test_the_dedup_switch_says_it_is_sent_with_each_retry(client: FlaskClient) -
     label = page[
         page.index('id="ops-dedup"') : page.index("</label>", page.index('id="ops-dedup"'))
     ]
-    assert "(sent with each Retry: a reload shows the last one sent)" in label
+    assert (
+        "(sent along with each Retry, not saved on its own: after a reload it shows what the "
+        "last Retry sent)"
+    ) in label
