@@ -52,3 +52,27 @@ export function screenTop() {
   if (!header || window.getComputedStyle(header).position !== "sticky") return 0;
   return Math.max(0, header.getBoundingClientRect().bottom);
 }
+
+// ``text`` in ``el``, each of ``keys`` in it kept whole on one line when it fits: a key
+// wrapped at its hyphen ("order-" at a line's end, "42:v1" below) read as two.
+export function showKeepingKeys(el, text, keys) {
+  const whole = keys.filter(Boolean).sort(function (a, b) { return b.length - a.length; });
+  const nodes = [];
+  let rest = text;
+  while (rest) {
+    let at = -1;
+    let key = "";
+    whole.forEach(function (k) {
+      const i = rest.indexOf(k);
+      if (i >= 0 && (at < 0 || i < at)) { at = i; key = k; }
+    });
+    if (at < 0) { nodes.push(rest); break; }
+    if (at > 0) nodes.push(rest.slice(0, at));
+    const span = document.createElement("span");
+    span.className = "key-whole";
+    span.textContent = key;
+    nodes.push(span);
+    rest = rest.slice(at + key.length);
+  }
+  el.replaceChildren(...nodes);
+}

@@ -1,7 +1,7 @@
 // Sending requests: the "lab-json" htmx extension (the JSON body and the key header),
 // the requests this tab has in flight and the client guard that counts on them, the key
 // field that shows what the next request sends, and the problems said in the notice line.
-import { byId, t, showNotice, hideNotice, announce } from "./page.js";
+import { byId, t, showNotice, hideNotice, announce, showKeepingKeys } from "./page.js";
 import { unsendable, refusalOf, refuse, keyCaveats } from "./refusal.js";
 import { keepPress, pressFor, takePress, dropGonePresses } from "./queued.js";
 
@@ -293,7 +293,7 @@ function showNextKey() {
   if (field.maxLength > 0 && field.value.length >= field.maxLength) {
     text = t("key_at_limit").replace("{max}", String(field.maxLength)) + " " + text;
   }
-  out.textContent = text;
+  showKeepingKeys(out, text, [field.value, stable]);
   const differs = value === "stable" && field.value !== "" && field.value !== stable;
   out.classList.toggle("differs", differs);
   const restore = document.querySelector("[data-restore-key]");

@@ -31,3 +31,18 @@ def test_an_unbalanced_quote_in_the_key_is_warned_before_it_is_sent(
         expect(page.locator("#explain")).to_contain_text("400")
     else:
         expect(line).not_to_contain_text(words)
+
+
+def test_the_key_under_the_buttons_is_kept_whole_on_a_phone(page: Page, live_server: Any) -> None:
+    """Run R's helper: the line under the buttons wrapped the key at its hyphen
+    ("… t1:u7:pay:order-" and "42:v1 (amount …)" below), which read as two keys."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server.url}/lab/e2e-nu36w-{secrets.token_hex(4)}")
+    page.locator("#amount").fill("123456789")
+    key = page.locator("#key-next .key-whole")
+    expect(key).to_have_text("t1:u7:pay:order-42:v1")
+    line_height = page.evaluate(
+        "parseFloat(getComputedStyle(document.getElementById('key-next')).lineHeight) || 20"
+    )
+    box = key.bounding_box()
+    assert box is not None and box["height"] < 1.5 * line_height
