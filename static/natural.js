@@ -2,7 +2,6 @@
 // all, a prefetch, a chat app's unfurl, the clock), and the view counter that follows
 // each pixel request. Every request is a real one to the lab's API or its pixel.
 
-import { showHeld } from "./js/fix-badge.js";
 import { hideNotice, showNotice, t } from "./js/page.js";
 
 const main = document.querySelector(".natural-layout");
@@ -87,16 +86,6 @@ function advance(seconds) {
     body: JSON.stringify({ advance_s: seconds }),
   }).finally(refreshPixel);
 }
-
-// Ticking or unticking the fix's own switch: the card's badge says what the switch holds
-// now, and "(set by hand)" or "(changed by hand)" when that is not what the card applied.
-document.addEventListener("change", function (evt) {
-  const fixes = { "ops-dedup": "dedup", "lost-conditional": "conditional" };
-  const fix = fixes[evt.target.id];
-  const badge = fix && document.querySelector(".fix-state[data-fix='" + fix + "']");
-  if (!badge) return;
-  showHeld(badge, evt.target.checked); // its badge and the steps it holds
-});
 
 // A row retried with other Attempts or Dedup than the fields now hold is from before the
 // change: it is dimmed and says with which, so it is not read as the new settings' answer.

@@ -3,7 +3,6 @@
 
 import { t } from "./js/page.js";
 import { problemText } from "./js/requests.js";
-import { showHeld } from "./js/fix-badge.js";
 
 // Choosing a preset writes its list into the field; editing the field makes the plan
 // "your own list" (the server reads the field only then).
@@ -150,22 +149,7 @@ function startFormPending() {
   form.addEventListener("change", changed);
 }
 
-// The card's badge follows the policy form's switch that holds the fix as it moves, as the
-// other labs' badges do ("same_key=on": ticked; "retry_on=!400": that box cleared), though
-// the policy counts at Run (run O, Q, R: "fix OFF" stood over the 400 unticked).
-function followSwitch() {
-  const badge = document.querySelector("#lesson .fix-state[data-fix]");
-  const form = document.getElementById("policy-form");
-  if (!badge || !form) return;
-  const [name, value] = badge.dataset.fix.split("=");
-  const cleared = value.startsWith("!");
-  const box = form.querySelector("input[name='" + name + "']" +
-    (cleared ? "[value='" + value.slice(1) + "']" : ""));
-  if (box) showHeld(badge, cleared ? !box.checked : box.checked);
-}
-
 startPlan();
 startFormPending();
-document.addEventListener("change", followSwitch);
 startStaleRun();
 startAnswerInView();

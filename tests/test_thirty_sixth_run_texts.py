@@ -160,3 +160,14 @@ def test_a_first_request_off_the_steps_is_named(
     assert (words in html.unescape(card)) is said
     vi = html.unescape(section(page(client, lab_id, VI), "lesson"))
     assert ("Các bước bắt đầu bằng Thanh toán, còn yêu cầu đầu tiên" in vi) is said
+
+
+def test_the_retry_badge_names_the_box_that_holds_its_fix() -> None:
+    """The badge's switch, for the one listener every lab's badge shares (js/fix-badge.js):
+    a selector of the policy form's box, and whether ticked or cleared holds the fix."""
+    from demo.retries.scenarios import SCENARIOS as RETRY
+
+    controls = {name: s.switch_control() for name, s in RETRY.items()}
+    assert ("#policy-form input[name='retry_on'][value='400']", "unchecked") in controls.values()
+    assert ("#policy-form input[name='same_key']", "checked") in controls.values()
+    assert all((c is None) == (not RETRY[n].switch()) for n, c in controls.items())

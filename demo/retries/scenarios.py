@@ -103,6 +103,17 @@ class Scenario:
             return f"{member}=!{next(iter(removed))}"
         return ""
 
+    def switch_control(self) -> tuple[str, str] | None:
+        """The policy form's box that :meth:`switch` names, as the page finds it:
+        ``(selector, "checked" | "unchecked")``, the state that holds the fix; ``None``
+        when there is no one switch."""
+        member, _, want = self.switch().partition("=")
+        if not member:
+            return None
+        if want.startswith("!"):
+            return f"#policy-form input[name='{member}'][value='{want[1:]}']", "unchecked"
+        return f"#policy-form input[name='{member}']", "checked"
+
     def case_changed(self, policy: Mapping[str, Any], storm: Mapping[str, Any]) -> bool:
         """Whether the lab's ``policy`` or last ``storm`` request lost one of the case's own
         members by hand (the storm's clients: "the same 100 clients" then says what no

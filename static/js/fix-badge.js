@@ -19,18 +19,29 @@ export function showHeld(badge, holds) {
     .forEach(function (li) { li.hidden = holds; });
 }
 
-// The key strategy the card's fix asks for (lessons 1 and 3: a stable key per intent).
-function followKeyStrategy() {
-  const select = document.getElementById("key-strategy");
-  const badge = document.querySelector(".fix-state[data-fix='key-strategy']");
-  if (select && badge) showHeld(badge, select.value === badge.dataset.fixValue);
+// Whether the page control a badge names (data-switch) holds the fix now: a box ticked
+// or cleared (data-holds "checked", "unchecked"), or a choice made (the payment lab's key
+// strategy: "stable"). null when the page has no such control.
+function holdsNow(badge) {
+  const control = document.querySelector(badge.dataset.switch);
+  if (!control) return null;
+  const want = badge.dataset.holds;
+  if (control.type === "checkbox") return control.checked === (want === "checked");
+  return control.value === want;
+}
+
+// Every lab's card: the badge, and the steps it turns, follow the fix's switch as it
+// moves, before anything is sent (a key strategy, Dedup, a retry policy's box).
+function follow() {
+  document.querySelectorAll(".fix-state[data-switch]").forEach(function (badge) {
+    const holds = holdsNow(badge);
+    if (holds !== null) showHeld(badge, holds);
+  });
 }
 
 export function start() {
-  document.addEventListener("change", function (evt) {
-    if (evt.target.id === "key-strategy") followKeyStrategy();
-  });
+  document.addEventListener("change", follow);
   // The card is drawn again with each answer: from the server's view, the card's switch.
-  document.body.addEventListener("htmx:afterSwap", followKeyStrategy);
-  followKeyStrategy();
+  document.body.addEventListener("htmx:afterSwap", follow);
+  follow();
 }
