@@ -171,3 +171,24 @@ def test_the_retry_badge_names_the_box_that_holds_its_fix() -> None:
     assert ("#policy-form input[name='retry_on'][value='400']", "unchecked") in controls.values()
     assert ("#policy-form input[name='same_key']", "checked") in controls.values()
     assert all((c is None) == (not RETRY[n].switch()) for n, c in controls.items())
+
+
+def test_a_work_that_received_nothing_is_no_step_of_the_case(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run T: queue lesson 1, Enqueue, Work (it crashes), Work again at once (IDLE: the
+    message still hidden): that Work counted as the redelivery's, so the card read "E-mails
+    for one key … as expected" in green under a case not over yet."""
+    app.extensions["labs"].get("nu36-idle").open_lesson("redelivery")
+    lab = "/lab/nu36-idle/queue"
+    client.post(f"{lab}/enqueue", data={"job": "42"}, headers=EN)
+    client.post(f"{lab}/work", headers=EN)
+    client.post(f"{lab}/work", headers=EN)  # idle: nothing visible yet
+    html = client.get(lab, headers=EN).get_data(as_text=True)
+    card = html[html.index('id="lesson"') : html.index("</section>", html.index('id="lesson"'))]
+    assert "not over yet: more of the steps above to run" in card and "as expected" not in card
+    assert client.post(f"{lab}/clock", data={"advance_s": "31"}, headers=EN).status_code < 400
+    client.post(f"{lab}/work", headers=EN)  # the redelivery: the case's last step
+    html = client.get(lab, headers=EN).get_data(as_text=True)
+    card = html[html.index('id="lesson"') : html.index("</section>", html.index('id="lesson"'))]
+    assert "not over yet" not in card and 'class="met"' in card

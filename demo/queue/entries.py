@@ -93,6 +93,18 @@ class WorkEntry(Entry):
     settings: dict[str, Any] = field(default_factory=dict)
     trace_lines: list[int] = field(default_factory=list)
 
+    @property
+    def too_early(self) -> bool:
+        """Nothing received while a message is still hidden (it comes back once its
+        visibility timeout passes), none dead-lettered, no outbox row relayed: a press
+        that is no step of a scenario yet (run T counted it as the redelivery's)."""
+        return (
+            self.outcome == "idle"
+            and self.in_flight > 0
+            and not self.dead_lettered
+            and not any(step.name.startswith("relay") for step in self.steps)
+        )
+
     def as_dict(self) -> dict[str, Any]:
         """The entry as JSON-ready values (``at`` in lab-clock s, times in ms)."""
         return {

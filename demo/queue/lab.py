@@ -338,7 +338,10 @@ def played_after(clicks: Sequence[Click], played: int, click: str, arg: Any) -> 
     The next click counts, so Next step goes on after it (a clock step before it too: the
     payment lab's clock buttons move the same clock). Another Enqueue, Work or simulation
     leaves the steps (all played: Next step starts them afresh). A setting or a clock
-    press that is no step changes nothing."""
+    press that is no step changes nothing, and so does a Work too early to receive
+    (``arg`` ``"too_early"``: :attr:`~.entries.WorkEntry.too_early`)."""
+    if click in ("work", "work_all") and arg == "too_early":
+        return played, False
     at = played % len(clicks)  # all played: a new round
     while at < len(clicks) - 1 and clicks[at][0] == "advance" and click != "advance":
         at += 1

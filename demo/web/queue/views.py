@@ -99,11 +99,9 @@ def work(lab_id: str) -> BaseResponse:
     every = request.form.getlist("every")  # sent twice is ambiguous: refused too
     if every not in ([], ["1"]):
         raise _bad_choice("every", {"1": None})
-    if every == ["1"]:
-        lab.queue.work_all()
-    else:
-        lab.queue.work()
-    lab.queue.by_hand("work_all" if every else "work")
+    entries = lab.queue.work_all() if every == ["1"] else [lab.queue.work()]
+    early = all(entry.too_early for entry in entries)
+    lab.queue.by_hand("work_all" if every else "work", "too_early" if early else None)
     return _answer(lab)
 
 
