@@ -11,6 +11,7 @@ from flask.testing import FlaskClient
 from test_newcomer_texts import EN, VI, lab, page, section
 from test_pages import BODY, hx_pay
 from test_retries_page import POLICY, preset, storm_form
+from test_twenty_first_run_texts import queue_post
 
 from demo.lessons import LESSONS, Progress
 from demo.payments.scenarios import SCENARIOS
@@ -218,3 +219,39 @@ def test_the_fix_set_by_hand_mid_case_waits_for_the_next_work(
     assert re.search(r'<td class="num">4</td>', html) and "4 / 3" not in html
     card = html[html.index('id="lesson"') : html.index("</section>", html.index('id="lesson"'))]
     assert "not over yet" not in card
+
+
+def _queue_lesson(client: FlaskClient, lab: str) -> str:
+    html = client.get(lab, headers=EN).get_data(as_text=True)
+    return html[html.index('id="lesson"') : html.index("</section>", html.index('id="lesson"'))]
+
+
+def test_the_outbox_fix_by_hand_shows_all_its_steps_and_waits_for_them(
+    client: FlaskClient,
+) -> None:
+    """Run T: queue lesson 4, the case seen, then Reset the queue lab, Outbox and Provider
+    dedup ticked by hand and the four steps done: the card read "as expected" with the
+    relay's steps (5 to 8) still folded, and "the lab still holds the first case"."""
+    lab = "/lab/nu36-outbox/queue"
+    assert client.post("/lab/nu36-outbox?lesson=outbox").status_code in (302, 303)
+    queue_post(client, "nu36-outbox", "run", scenario="outbox", fixed="0")  # the case
+    assert 'class="met" data-check' in _queue_lesson(client, lab)
+    queue_post(client, "nu36-outbox", "reset")
+    for name in ("outbox", "provider_dedup"):
+        queue_post(client, "nu36-outbox", "settings", setting=name, **{name: "on"})
+    queue_post(client, "nu36-outbox", "settings", setting="crash_at", crash_at="after_effect")
+    queue_post(client, "nu36-outbox", "enqueue", job="42")
+    queue_post(client, "nu36-outbox", "work")
+    queue_post(client, "nu36-outbox", "clock", advance_s="31")
+    queue_post(client, "nu36-outbox", "work")
+    card = _queue_lesson(client, lab)
+    assert '<details class="fix-steps" open>' in card
+    assert "not over yet: the steps with the fix go on, all of them" in card
+    assert "as expected" not in card and "still holds the first case" not in card
+    assert "do every one of the steps with the fix, the relay" in html.unescape(card)
+    queue_post(client, "nu36-outbox", "settings", setting="crash_at", crash_at="relay_after_send")
+    queue_post(client, "nu36-outbox", "enqueue", job="43")
+    queue_post(client, "nu36-outbox", "work")
+    queue_post(client, "nu36-outbox", "work")
+    card = _queue_lesson(client, lab)
+    assert "Lesson achieved" in card and "not over yet" not in card
