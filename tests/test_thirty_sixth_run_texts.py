@@ -255,3 +255,16 @@ def test_the_outbox_fix_by_hand_shows_all_its_steps_and_waits_for_them(
     queue_post(client, "nu36-outbox", "work")
     card = _queue_lesson(client, lab)
     assert "Lesson achieved" in card and "not over yet" not in card
+
+
+def test_the_lost_update_card_names_its_100_the_failure(client: FlaskClient) -> None:
+    """Run T: operations lesson 3, the card's "expected without the fix 100" beside the
+    panel's "Final balance should be 50": two "expected" numbers for one balance."""
+    lab = "/lab/nu36-lost/natural"
+    client.post("/lab/nu36-lost", data={"lab": "natural", "scenario": "lost-update"})
+    client.post(f"{lab}/api/delayed-duplicate", json={"conditional": False})
+    card = client.get(f"{lab}/_partials/lesson", headers=EN).get_data(as_text=True)
+    assert re.search(r'the failure, without the fix <strong class="n-expected">100<', card)
+    assert "expected without the fix" not in card
+    vi = client.get(f"{lab}/_partials/lesson", headers=VI).get_data(as_text=True)
+    assert re.search(r'lỗi khi chưa có cách sửa <strong class="n-expected">100<', vi)
