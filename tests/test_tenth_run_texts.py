@@ -70,7 +70,10 @@ def test_lesson_4_with_the_lock_ticked_by_hand_says_so_and_does_not_push_the_fix
     card = section(page(client, the_lab.id, EN), "lesson")
     assert "fix ON: Lock on (set by hand)" in card
     assert "Then press Apply the fix" not in card
-    assert "The fix is on, set by hand: follow these steps again." in card
+    assert (
+        "The fix is on, set by hand: follow these steps again (or Apply the fix: it starts the "
+        "lab afresh, the fix on)." in card
+    )
     assert not re.search(r'form="lesson-apply-fix" class="primary"', card)
     assert "Cách sửa đã bật, do bạn tự đặt" in section(page(client, the_lab.id, VI), "lesson")
     the_lab.payments.update_settings({"lock": False})  # as the lesson has it: the fix pushed

@@ -78,7 +78,9 @@ def test_the_fix_set_by_hand_says_whether_this_order_was_paid(client: FlaskClien
     labs = client.application.extensions["labs"]
     labs.get(lab_id).progress["race"] = Progress({LESSONS["race"].checks[0].id: 0.0})
     client.patch(f"/lab/{lab_id}/api/settings", json={"lock": True})
-    assert "set by hand: follow these steps again." in section(page(client, lab_id, EN), "lesson")
+    assert "set by hand: follow these steps again (or Apply the fix" in section(
+        page(client, lab_id, EN), "lesson"
+    )
     paid = client.post(
         f"/lab/{lab_id}/api/charges", json=BODY, headers={"Idempotency-Key": "k-paid"}
     )
@@ -88,7 +90,9 @@ def test_the_fix_set_by_hand_says_whether_this_order_was_paid(client: FlaskClien
     vi = section(page(client, lab_id, VI), "lesson")
     assert "do bạn tự đặt, và đơn 42 đã được thanh toán: hãy bấm Đơn hàng mới trước" in vi
     client.post(f"/lab/{lab_id}/new-order", data={"order_id": "42", "amount": "100000"})
-    assert "set by hand: follow these steps again." in section(page(client, lab_id, EN), "lesson")
+    assert "set by hand: follow these steps again (or Apply the fix" in section(
+        page(client, lab_id, EN), "lesson"
+    )
 
 
 def _retry_card(client: FlaskClient, lab_id: str) -> str:
@@ -268,3 +272,13 @@ def test_the_lost_update_card_names_its_100_the_failure(client: FlaskClient) -> 
     assert "expected without the fix" not in card
     vi = client.get(f"{lab}/_partials/lesson", headers=VI).get_data(as_text=True)
     assert re.search(r'lỗi khi chưa có cách sửa <strong class="n-expected">100<', vi)
+
+
+def test_the_operations_steps_hold_for_any_attempts() -> None:
+    """Run T: Attempts set to 10 in free play, then the lessons: the steps said "(3 unless
+    you change it) … so 3 attempts end at 300" beside a field holding 10."""
+    from demo.natural.scenarios import SCENARIOS as NATURAL
+
+    steps = [step for s in NATURAL.values() for step in (*s.steps, *s.fix_steps)]
+    assert not [step for step in steps if "3 unless" in step or "3 attempts end" in step]
+    assert any("100 times Attempts (300 for 3 attempts)" in step for step in steps)

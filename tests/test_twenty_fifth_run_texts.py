@@ -202,7 +202,11 @@ def test_the_fix_set_by_hand_says_new_order_before_step_1(client: FlaskClient) -
     steps = re.search(r'<ol class="lesson-steps">(.*?)</ol>', html, re.S)
     assert steps is not None
     items = re.findall(r"<li>(.*?)</li>", steps.group(1), re.S)
-    assert items[0] == "The fix is on, set by hand: follow these steps again."
+    assert (
+        items[0]
+        == "The fix is on, set by hand: follow these steps again (or Apply the fix: it starts "
+        "the lab afresh, the fix on)."
+    )
     assert "Press Double-submit" in items[1] and len(items) == 2
 
 

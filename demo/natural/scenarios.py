@@ -56,11 +56,11 @@ SCENARIOS: dict[str, Scenario] = {
             (
                 N_(
                     "Press Retry it on “SET balance = 100” once: it runs as many times as "
-                    "Attempts says (3 unless you change it), and the balance ends at 100."
+                    "Attempts says, and the balance ends at 100."
                 ),
                 N_(
-                    "Press Retry it on “balance += 100” once: each attempt adds 100, so 3 "
-                    "attempts end at 300."
+                    "Press Retry it on “balance += 100” once: each attempt adds 100, so the "
+                    "balance ends at 100 times Attempts (300 for 3 attempts)."
                 ),
             ),
             N_(
@@ -88,7 +88,7 @@ SCENARIOS: dict[str, Scenario] = {
             (
                 N_(
                     "Press Retry them all once (dedup off): each operation runs as many times "
-                    "as Attempts says (3 unless you change it)."
+                    "as Attempts says."
                 ),
                 N_("Look at DELETE /items/7: the retry answers 404, the state is the same."),
             ),
