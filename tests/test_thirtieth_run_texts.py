@@ -195,7 +195,7 @@ def test_a_fix_ticked_before_the_failure_says_to_undo_it_and_drops_apply_once_ac
     steps = card[card.index('<ol class="lesson-steps">') :]
     assert steps.index(
         "The fix is on, set by hand: the first check asks for the case without it"
-    ) < steps.index("300 for 3 attempts")
+    ) < steps.index("(3 attempts: 300)")
     lab.open_lesson("retry-policy")
     for fixed in (False, True):
         lab.apply_scenario("retry-policy", fixed=fixed, lab="retries")

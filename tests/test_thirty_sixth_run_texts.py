@@ -268,7 +268,7 @@ def test_the_lost_update_card_names_its_100_the_failure(client: FlaskClient) -> 
     client.post("/lab/nu36-lost", data={"lab": "natural", "scenario": "lost-update"})
     client.post(f"{lab}/api/delayed-duplicate", json={"conditional": False})
     card = client.get(f"{lab}/_partials/lesson", headers=EN).get_data(as_text=True)
-    assert re.search(r'the failure, without the fix <strong class="n-expected">100<', card)
+    assert re.search(r'failure without the fix <strong class="n-expected">100<', card)
     assert "expected without the fix" not in card
     vi = client.get(f"{lab}/_partials/lesson", headers=VI).get_data(as_text=True)
     assert re.search(r'lỗi khi chưa có cách sửa <strong class="n-expected">100<', vi)
@@ -281,4 +281,4 @@ def test_the_operations_steps_hold_for_any_attempts() -> None:
 
     steps = [step for s in NATURAL.values() for step in (*s.steps, *s.fix_steps)]
     assert not [step for step in steps if "3 unless" in step or "3 attempts end" in step]
-    assert any("100 times Attempts (300 for 3 attempts)" in step for step in steps)
+    assert any("each attempt adds 100 (3 attempts: 300)" in step for step in steps)

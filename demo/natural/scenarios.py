@@ -59,8 +59,8 @@ SCENARIOS: dict[str, Scenario] = {
                     "Attempts says, and the balance ends at 100."
                 ),
                 N_(
-                    "Press Retry it on “balance += 100” once: each attempt adds 100, so the "
-                    "balance ends at 100 times Attempts (300 for 3 attempts)."
+                    "Press Retry it on “balance += 100” once: each attempt adds 100 (3 "
+                    "attempts: 300)."
                 ),
             ),
             N_(
