@@ -50,6 +50,24 @@ function reloadIfStale() {
 
 const AFRESH = "lab-started-afresh-elsewhere";
 
+// The queue lab's page, which has no payment panels: a poll (a GET, never this page's own
+// press) that brings another lesson or scenario than this page showed means another tab
+// opened it, and the lab started afresh: start over too, and say why (run T: the card
+// turned into another lesson without a word, its message gone).
+let caseShown = null;
+function reloadIfCaseElsewhere(evt) {
+  const card = document.querySelector("[data-scenario-open]");
+  const open = card ? card.dataset.scenarioOpen : "";
+  const config = evt && evt.detail && evt.detail.requestConfig;
+  const poll = config && config.verb === "get";
+  if (poll && !leaving && !byId("panels") && caseShown !== null && open && open !== caseShown) {
+    try { sessionStorage.setItem(AFRESH, "1"); } catch (e) { /* storage off: no notice */ }
+    window.location.reload();
+    return;
+  }
+  caseShown = open;
+}
+
 // Another tab pressed Reset: the requests this page showed (a paused one too) are gone,
 // and the page says so rather than empty itself without a word.
 let resetsSeen = null; // the lab's reset count this page last showed
@@ -85,6 +103,8 @@ function startPanels() {
     pausedShown = document.querySelector(".step-lanes.live") !== null;
   });
   document.body.addEventListener("htmx:afterSwap", noticeResetElsewhere);
+  document.body.addEventListener("htmx:afterSwap", reloadIfCaseElsewhere);
+  reloadIfCaseElsewhere(null);
   document.body.addEventListener("htmx:beforeRequest", function (evt) {
     const elt = evt.detail.elt;
     if (elt && elt.matches && elt.matches("[data-action='Reset']")) ownReset = true;

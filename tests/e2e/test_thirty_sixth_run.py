@@ -46,3 +46,28 @@ def test_the_key_under_the_buttons_is_kept_whole_on_a_phone(page: Page, live_ser
     )
     box = key.bounding_box()
     assert box is not None and box["height"] < 1.5 * line_height
+
+
+def test_a_lesson_opened_in_another_tab_is_said_on_the_queue_page(
+    page: Page, live_server: Any
+) -> None:
+    """Run T: queue lesson 1 open in one tab, "A poison message" opened from another: the
+    first tab's card turned into the other lesson at its next poll, its message gone, and
+    nothing said why (the payment lab's page says the lab started afresh)."""
+    lab = f"{live_server.url}/lab/e2e-nu36t-{secrets.token_hex(4)}"
+    page.goto(f"{lab}/queue?lesson=redelivery")
+    card = page.locator("#lesson")
+    card.get_by_role("button", name="Run the steps").click()  # this page's own press
+    expect(card.locator(".checks li").first).to_have_class("met")
+    poll = (  # not awaited: the page may reload before the promise settles
+        "void htmx.ajax('GET', document.getElementById('queue-panels').getAttribute('hx-get'),"
+        " {target: '#queue-slot', swap: 'innerHTML'})"
+    )
+    page.evaluate(poll)
+    page.wait_for_timeout(500)
+    expect(page.locator("#notice")).to_be_hidden()
+    opened = page.request.post(f"{lab}?lab=queue&scenario=poison-message", max_redirects=0)
+    assert opened.status == 303
+    page.evaluate(poll)
+    expect(page.locator("#lesson-title")).to_contain_text("A poison message")
+    expect(page.locator("#notice")).to_contain_text("so the lab started afresh")
