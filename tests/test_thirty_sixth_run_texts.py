@@ -282,3 +282,29 @@ def test_the_operations_steps_hold_for_any_attempts() -> None:
     steps = [step for s in NATURAL.values() for step in (*s.steps, *s.fix_steps)]
     assert not [step for step in steps if "3 unless" in step or "3 attempts end" in step]
     assert any("each attempt adds 100 (3 attempts: 300)" in step for step in steps)
+
+
+def test_a_clock_moved_under_a_second_is_no_offset(app: Flask, client: FlaskClient) -> None:
+    """Run R's helper: after a retry lab's run (its backoffs move the shared clock by a
+    fraction of a second), the payment lab's settings line read "lab clock +0s"."""
+    workspace = app.extensions["labs"].get("nu36-clock")
+    workspace.clock.sleep(0.4)  # as a retry run's backoff moves it
+    assert 0 < workspace.clock_offset_s() < 1
+    assert "lab clock +" not in page(client, "nu36-clock", EN)
+    workspace.clock.advance(2)
+    assert "lab clock +2s" in page(client, "nu36-clock", EN)
+
+
+@pytest.mark.parametrize(("fixed", "said"), [(False, "by the handler"), (True, "outbox")])
+def test_the_settings_line_names_the_receipt_e_mail(
+    app: Flask, client: FlaskClient, fixed: bool, said: str
+) -> None:
+    """Run T: payment lesson 10's "Settings now, for the next request" line never named the
+    receipt e-mail (inline or outbox), the one setting the lesson's fix changes."""
+    the_lab = lab(app, f"nu36-mail-{fixed}")
+    the_lab.apply_scenario("email-once", fixed=fixed)
+    html = page(client, the_lab.id, EN)
+    line = html[html.index('<p class="mode">') : html.index("</p>", html.index('<p class="mode">'))]
+    assert f", receipt e-mail: {said}." in line
+    vi = page(client, the_lab.id, VI)
+    assert ", email biên lai: " in vi
