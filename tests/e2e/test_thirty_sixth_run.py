@@ -71,3 +71,20 @@ def test_a_lesson_opened_in_another_tab_is_said_on_the_queue_page(
     page.evaluate(poll)
     expect(page.locator("#lesson-title")).to_contain_text("A poison message")
     expect(page.locator("#notice")).to_contain_text("so the lab started afresh")
+
+
+def test_the_step_that_arms_a_fault_leads_to_the_failure_lab_on_a_phone(
+    page: Page, live_server: Any, open_link: Any
+) -> None:
+    """Run T: on a phone, payment lesson 2 after a Reset said "in the Failure lab, press
+    'Lose the response'", and the Failure lab was some 3,300 px further down the page."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_link(page, f"{live_server.url}/lab/e2e-nu36f-{secrets.token_hex(4)}?lesson=lost-response")
+    card = page.locator("#lesson")
+    card.locator("[data-next-step]").click()  # Pay: the fault fires
+    expect(page.locator("#outcome-announce")).to_contain_text("No response", timeout=10_000)
+    page.locator("button[data-action='Reset']").click()
+    link = card.locator("li.arm-first a[href='#failure-lab']")
+    expect(link).to_have_text("Failure lab ↓")
+    link.click()
+    expect(page.locator("#failure-lab button", has_text="Lose the response")).to_be_in_viewport()
