@@ -308,3 +308,21 @@ def test_the_settings_line_names_the_receipt_e_mail(
     assert f", receipt e-mail: {said}." in line
     vi = page(client, the_lab.id, VI)
     assert ", email biên lai: " in vi
+
+
+def test_the_queue_card_ticks_the_steps_done(client: FlaskClient) -> None:
+    """Run T: Next step on the queue card applied the fix and pressed Enqueue in one press,
+    and nothing on the card showed which step it had done."""
+    assert client.post("/lab/nu36-ticks?lesson=redelivery").status_code in (302, 303)
+    lab = "/lab/nu36-ticks/queue"
+    queue_post(client, "nu36-ticks", "enqueue", job="42")
+    queue_post(client, "nu36-ticks", "work")
+    card = _queue_lesson(client, lab)
+    steps = card[card.index('<ol class="lesson-steps">') : card.index("</ol>")]
+    assert steps.count('<li class="step-done">') == 2
+    assert re.search(r'<li class="step-done">.*?Enqueue.*?</li><li class="step-done">', steps, re.S)
+    assert "(done)" in steps
+    queue_post(client, "nu36-ticks", "clock", advance_s="31")
+    queue_post(client, "nu36-ticks", "work")  # the case over: no ticks under final numbers
+    card = _queue_lesson(client, lab)
+    assert "step-done" not in card[card.index('<ol class="lesson-steps">') :]

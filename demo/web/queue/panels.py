@@ -19,7 +19,7 @@ from ..filters import duration
 from .chart import semantics_chart
 from .code import code_view
 from .sequence import diagram
-from .steps import crash_step, scenario_steps
+from .steps import crash_step, scenario_steps, steps_done
 from .words import (
     BROKERS,
     CRASH_POINTS,
@@ -106,6 +106,7 @@ def panels_context(lab: Workspace) -> dict[str, Any]:
         "BROKERS": BROKERS,
         "MEASURES": MEASURES,
         "scenario_steps": scenario_steps,
+        "steps_done": steps_done,
         "jobs": JOBS,
         **_lesson_context(lab),
     }

@@ -14,6 +14,22 @@ from .words import CRASH_POINTS, MODES
 def scenario_steps(scenario: Scenario, fixed: bool) -> list[Text]:
     """The steps of ``scenario`` (its fix's clicks when ``fixed`` and it has its own), one
     per click; a click repeated right after itself is one step ("Press Work, twice")."""
+    return [_step(kind, arg, times) for (kind, arg), times in _runs(scenario, fixed)]
+
+
+def steps_done(scenario: Scenario, fixed: bool, played: int) -> int:
+    """How many of :func:`scenario_steps` the first ``played`` clicks have done whole:
+    the card ticks them, so Next step's press shows which step it did (run T)."""
+    done = clicks = 0
+    for _, times in _runs(scenario, fixed):
+        clicks += times
+        if clicks > played:
+            break
+        done += 1
+    return done
+
+
+def _runs(scenario: Scenario, fixed: bool) -> list[tuple[Click, int]]:
     clicks = scenario.fix_clicks if fixed and scenario.fix_clicks else scenario.clicks
     runs: list[tuple[Click, int]] = []
     for click in clicks:
@@ -21,7 +37,7 @@ def scenario_steps(scenario: Scenario, fixed: bool) -> list[Text]:
             runs[-1] = (click, runs[-1][1] + 1)
         else:
             runs.append((click, 1))
-    return [_step(kind, arg, times) for (kind, arg), times in runs]
+    return runs
 
 
 def crash_step(crash_at: str) -> Text:
