@@ -1,7 +1,7 @@
 // The retry lab's page: the fault plan's preset menu and its free list stay one plan,
 // the answer to Run or Storm is brought on screen, and a refused Run marks the last one.
 
-import { t } from "./js/page.js";
+import { hideNotice, t } from "./js/page.js";
 import { problemText } from "./js/requests.js";
 
 // Choosing a preset writes its list into the field; editing the field makes the plan
@@ -136,6 +136,10 @@ function startFormPending() {
   const form = document.getElementById("policy-form");
   if (!form) return;
   const changed = function () {
+    // A refused Run's problem spoke of the form as it was: edited since, it is no longer
+    // so (run T: "max_attempts must be …" stayed under a corrected field).
+    hideNotice();
+    document.querySelectorAll("#lesson .card-problem").forEach(function (p) { p.remove(); });
     const stale = document.querySelectorAll(
       "#lesson li.undo-first:not([hidden]), #lesson li.case-changed:not([hidden])");
     if (!stale.length) return;

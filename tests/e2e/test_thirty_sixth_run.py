@@ -88,3 +88,19 @@ def test_the_step_that_arms_a_fault_leads_to_the_failure_lab_on_a_phone(
     expect(link).to_have_text("Failure lab ↓")
     link.click()
     expect(page.locator("#failure-lab button", has_text="Lose the response")).to_be_in_viewport()
+
+
+def test_a_refused_runs_problem_goes_once_the_form_is_corrected(
+    page: Page, live_server: Any
+) -> None:
+    """Run T: a Run refused with 422 ("max_attempts must be an integer from 1 to 10") kept
+    its problem on screen after the field was corrected."""
+    page.goto(f"{live_server.url}/lab/e2e-nu36p-{secrets.token_hex(4)}/retries")
+    field = page.locator("#policy-form [name='max_attempts']")
+    field.evaluate("f => { f.removeAttribute('min'); f.removeAttribute('max'); }")
+    field.fill("0")
+    page.locator("#policy-form button[type='submit']", has_text="Run").first.click()
+    notice = page.locator("#notice")
+    expect(notice).to_contain_text("max_attempts must be an integer from 1 to 10")
+    field.fill("4")
+    expect(notice).to_be_hidden()
