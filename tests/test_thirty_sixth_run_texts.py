@@ -326,3 +326,49 @@ def test_the_queue_card_ticks_the_steps_done(client: FlaskClient) -> None:
     queue_post(client, "nu36-ticks", "work")  # the case over: no ticks under final numbers
     card = _queue_lesson(client, lab)
     assert "step-done" not in card[card.index('<ol class="lesson-steps">') :]
+
+
+def test_a_lane_stopped_after_reserve_or_record_save_says_what_that_means(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run T: "stopped after record save" was the one lane text with no words on what it
+    meant (a lookup's says what it found, a gateway charge's that the money moved)."""
+    import threading
+    import time
+
+    from test_fourth_run_texts import BODY as RAW
+    from test_fourth_run_texts import KEY, lanes
+
+    the_lab = app.extensions["labs"].get("nu36-lanes")
+    the_lab.payments.update_settings({"step_mode": True, "lock": True, "gateway_latency_ms": 0})
+    thread = threading.Thread(target=lambda: the_lab.payments.create_charge(KEY, RAW))
+    thread.start()
+
+    last: list[tuple[str, int]] = []  # the point stepped last: never stepped twice
+
+    def step_to(step: str) -> None:
+        deadline = time.monotonic() + 30
+        while True:
+            lane = next(iter(the_lab.payments.stepper.paused()), None)
+            if lane is not None and lane["waiting"] and lane["step"] == step:
+                return
+            point = (lane["step"], lane["occurrence"]) if lane is not None else None
+            if lane is not None and lane["waiting"] and point not in last[-1:]:
+                last.append((lane["step"], lane["occurrence"]))
+                the_lab.payments.stepper.step(lane["request"])
+            assert time.monotonic() < deadline, repr(the_lab.payments.stepper.paused())
+            time.sleep(0.005)
+
+    try:
+        step_to("reserve")
+        assert lanes(client, "nu36-lanes", EN)["A"] == (
+            "stopped after reserve: the key is held, in flight"
+        )
+        step_to("record save")
+        assert lanes(client, "nu36-lanes", EN)["A"] == (
+            "stopped after record save: completed, its response stored for replay"
+        )
+        assert "phản hồi đã được lưu để replay" in lanes(client, "nu36-lanes", VI)["A"]
+    finally:
+        the_lab.payments.stepper.release_all()
+        thread.join(10)
