@@ -54,25 +54,32 @@ export function screenTop() {
 }
 
 // ``text`` in ``el``, each of ``keys`` in it kept whole on one line when it fits: a key
-// wrapped at its hyphen ("order-" at a line's end, "42:v1" below) read as two.
+// wrapped at its hyphen ("order-" at a line's end, "42:v1" below) read as two. Only where
+// it stands as a word: a one-letter key "a" is no part of "Pay" or "and".
 export function showKeepingKeys(el, text, keys) {
   const whole = keys.filter(Boolean).sort(function (a, b) { return b.length - a.length; });
+  const starts = function (i) { return i === 0 || /[\s(“"]/.test(text[i - 1]); };
+  const ends = function (j) { return j >= text.length || !/[\p{L}\p{N}_-]/u.test(text[j]); };
+  const stands = function (i, k) { return starts(i) && ends(i + k.length); };
   const nodes = [];
-  let rest = text;
-  while (rest) {
+  let from = 0;
+  let done = 0; // text before it is in nodes already
+  while (from < text.length) {
     let at = -1;
     let key = "";
     whole.forEach(function (k) {
-      const i = rest.indexOf(k);
+      let i = text.indexOf(k, from);
+      while (i >= 0 && !stands(i, k)) i = text.indexOf(k, i + 1);
       if (i >= 0 && (at < 0 || i < at)) { at = i; key = k; }
     });
-    if (at < 0) { nodes.push(rest); break; }
-    if (at > 0) nodes.push(rest.slice(0, at));
+    if (at < 0) break;
+    if (at > done) nodes.push(text.slice(done, at));
     const span = document.createElement("span");
     span.className = "key-whole";
     span.textContent = key;
     nodes.push(span);
-    rest = rest.slice(at + key.length);
+    from = done = at + key.length;
   }
+  if (done < text.length) nodes.push(text.slice(done));
   el.replaceChildren(...nodes);
 }

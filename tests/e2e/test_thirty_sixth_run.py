@@ -104,3 +104,13 @@ def test_a_refused_runs_problem_goes_once_the_form_is_corrected(
     expect(notice).to_contain_text("max_attempts must be an integer from 1 to 10")
     field.fill("4")
     expect(notice).to_be_hidden()
+
+
+def test_a_short_key_is_kept_whole_only_where_it_stands(page: Page, live_server: Any) -> None:
+    """A one-letter key "a" is no part of "Pay" or "and": only the keys themselves are kept
+    whole (the field's, and the order's stable key)."""
+    page.goto(f"{live_server.url}/lab/e2e-nu36a-{secrets.token_hex(4)}")
+    page.locator("#idempotency-key").fill("a")
+    line = page.locator("#key-next")
+    expect(line).to_contain_text("Pay and Retry send the key in the field: a.")
+    expect(line.locator(".key-whole")).to_have_text(["a", "t1:u7:pay:order-42:v1"])
