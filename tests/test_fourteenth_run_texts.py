@@ -237,4 +237,4 @@ def test_leaving_a_lesson_before_any_request_leaves_the_failure_lab_open(
     the_lab = lab(app, "left-empty")
     the_lab.open_lesson("crash-window")
     the_lab.leave_scenario()
-    assert '<details class="failures" open>' in page(client, the_lab.id, EN)
+    assert '<details id="failure-lab" class="failures" open>' in page(client, the_lab.id, EN)

@@ -67,7 +67,7 @@ def test_the_advice_under_a_charge_tells_what_a_retry_would_do_without_asking_fo
 
 def _failures_open(client: FlaskClient, lab_id: str) -> bool:
     html = page(client, lab_id, EN)
-    found = re.search(r'<details class="failures"( open)?>', html)
+    found = re.search(r'<details id="failure-lab" class="failures"( open)?>', html)
     assert found
     return found.group(1) is not None
 

@@ -269,10 +269,6 @@ class PaymentsLab:
         """The body of the most recent valid charge request, or ``None``."""
         return next((e.charge for e in reversed(self.requests()) if e.charge), None)
 
-    def order_paid(self) -> bool:
-        """Whether the ledger holds a charge for the form's current order (``current_order``)."""
-        return any(charge.order_id == self.current_order for charge in self.gateway.ledger())
-
     def emails(self) -> list[Email]:
         """The receipt e-mails sent, oldest first (a ring buffer)."""
         return self.mailbox.emails()

@@ -32,7 +32,8 @@ def money(amount: int, currency: str) -> str:
 
 def duration(seconds: float) -> str:
     """``86400`` → ``"24h 00m"``; ``90`` → ``"1m 30s"``; ``31`` → ``"31s"`` (not "0m 31s");
-    a negative time is ``"0s"``."""
+    a negative time is ``"0s"``. A clock under a second ahead (the retry lab's backoffs
+    move it) is no offset to speak of: callers show none rather than "+0s"."""
     seconds = max(int(seconds), 0)
     hours, rest = divmod(seconds, 3600)
     if hours:

@@ -117,7 +117,6 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
         "outbox": lab.payments.outbox(),
         # One receipt per paid order is what should happen; the mailbox is what did.
         "expected_emails": summary.intended if settings.email != "off" else None,
-        # Under a second ahead (the retry lab's backoffs) is no offset to speak of: "+0s".
         "clock_offset": duration(lab.clock_offset_s()) if lab.clock_offset_s() >= 1 else None,
         "profiles": PROFILES.values(),
         **_lesson_context(lab),

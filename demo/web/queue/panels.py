@@ -62,7 +62,6 @@ def panels_context(lab: Workspace) -> dict[str, Any]:
     recent = entries[-LANE_ENTRIES:]
     last_work = next((e for e in reversed(entries) if e.action == "work"), None)
     last = entries[-1] if entries else None
-    now = state["now"]
     return {
         "version": version,
         "lab": lab,
@@ -79,7 +78,7 @@ def panels_context(lab: Workspace) -> dict[str, Any]:
         and any(e.emails and not queue.scenario.holds_fix(e.settings) for e in entries),
         "rearm": _rearm(queue.scenario),
         **_crashes_seen(queue.scenario, entries),
-        "messages": _messages(state["messages"], now)[-TABLE_ROWS:],
+        "messages": _messages(state["messages"], state["now"])[-TABLE_ROWS:],
         "more_messages": max(len(state["messages"]) - TABLE_ROWS, 0),
         "dedup": state["dedup"][-TABLE_ROWS:],
         "outbox": state["outbox"][-TABLE_ROWS:],
@@ -97,7 +96,7 @@ def panels_context(lab: Workspace) -> dict[str, Any]:
         "code": code_view(last_work.as_dict() if last_work else None),
         "sequence": diagram(entries[-5:]),
         "chart": semantics_chart(state["simulation"]),
-        "clock_offset": duration(lab.clock_offset_s()) if lab.clock_offset_s() else None,
+        "clock_offset": duration(lab.clock_offset_s()) if lab.clock_offset_s() >= 1 else None,
         "outcome_word": _word,
         "CRASH_POINTS": CRASH_POINTS,
         "MESSAGE_STATES": MESSAGE_STATES,
