@@ -62,7 +62,10 @@ def test_queue_presses_off_the_steps_are_no_mismatch(app: Flask, client: FlaskCl
     queue, card = _queue_card(app, client, "nu34-q1", "redelivery")
     enqueue_twice_by_hand(queue)
     html = card()
-    assert "off the steps: a press by hand left them, so Next step starts the case afresh" in html
+    assert (
+        "off the steps: a button pressed out of their order, so Next step starts the case afresh"
+        in html
+    )
     assert "MISMATCH" not in html
     assert 'class="fix-steps"' not in html
     queue.play_next()  # Next step: back on the steps

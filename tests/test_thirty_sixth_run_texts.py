@@ -204,7 +204,8 @@ def test_the_fix_set_by_hand_mid_case_waits_for_the_next_work(
 ) -> None:
     """Run T: queue lesson 6, four Works, then Max attempts 3 set by hand: the card said
     "Dead letters expected 1 actual 0: the failure you caused, kept as evidence" while the
-    message sat in the queue for the Work that dead-letters it; its row then read "4 / 3"."""
+    message sat in the queue for the Work that dead-letters it; its row then read "4 / 3".
+    Run U: that Work, pressed before the clock, found the message still hidden."""
     app.extensions["labs"].get("nu36-poison").open_lesson("poison-message")
     lab = "/lab/nu36-poison/queue"
     client.post(f"{lab}/enqueue", data={"job": "poison"}, headers=EN)
@@ -215,9 +216,11 @@ def test_the_fix_set_by_hand_mid_case_waits_for_the_next_work(
     client.post(f"{lab}/settings", data={"setting": "max_attempts", "max_attempts": "3"})
     html = client.get(lab, headers=EN).get_data(as_text=True)
     card = html[html.index('id="lesson"') : html.index("</section>", html.index('id="lesson"'))]
-    assert "not over yet: a message is still in the queue, for a Work to take" in card
+    assert "not over yet: a message is still in flight: move the lab clock past the" in card
     assert "the failure you caused" not in card
     client.post(f"{lab}/clock", data={"advance_s": "31"}, headers=EN)
+    card = _queue_lesson(client, lab)
+    assert "not over yet" not in card  # past its timeout, over Max attempts: dead-lettered
     client.post(f"{lab}/work", headers=EN)
     html = client.get(lab, headers=EN).get_data(as_text=True)
     assert re.search(r'<td class="num">4</td>', html) and "4 / 3" not in html
