@@ -356,3 +356,22 @@ def test_a_lane_stopped_after_reserve_or_record_save_says_what_that_means(
     finally:
         the_lab.payments.stepper.release_all()
         thread.join(10)
+
+
+def test_run_us_words_name_what_is_on_the_page(client: FlaskClient) -> None:
+    """Run U: the Vietnamese step said "Bấm Unfurl" beside a button reading "Xem trước link
+    trong app chat (unfurl)"; the fix's steps afresh said "the fix stays on" under a badge
+    reading "fix OFF (changed by hand)" (the press turns it back on)."""
+    vi = client.get("/lab/nu36-words/natural", headers=VI).get_data(as_text=True)
+    button = "Xem trước link trong app chat (unfurl)"
+    assert button in vi
+    from demo.natural.scenarios import SCENARIOS as NATURAL
+
+    with client.application.test_request_context(headers=VI):
+        from flask_babel import gettext
+
+        steps = [gettext(step) for s in NATURAL.values() for step in (*s.steps, *s.fix_steps)]
+    assert any(f"Bấm {button}" in step for step in steps)
+    assert not any("Bấm Unfurl" in step for step in steps)
+    en = client.get("/lab/nu36-words", headers=EN).get_data(as_text=True)
+    assert "the lab empties, with the fix on." in en and "the fix stays on" not in en
