@@ -177,7 +177,7 @@ def test_the_queue_badge_names_no_case_the_lab_no_longer_holds(
         queue, card = _queue_card(app, client, "nu32-qb", lesson)
         assert said in card()
         queue.update_settings(change)
-        assert said not in card() and "fix OFF (changed by hand)" in card()
+        assert said not in card() and "fix OFF: not all of it set (changed by hand)" in card()
 
 
 def test_a_payment_card_whose_case_lost_a_setting_by_hand_says_so(

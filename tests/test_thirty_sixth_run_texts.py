@@ -361,7 +361,7 @@ def test_a_lane_stopped_after_reserve_or_record_save_says_what_that_means(
 def test_run_us_words_name_what_is_on_the_page(client: FlaskClient) -> None:
     """Run U: the Vietnamese step said "Bấm Unfurl" beside a button reading "Xem trước link
     trong app chat (unfurl)"; the fix's steps afresh said "the fix stays on" under a badge
-    reading "fix OFF (changed by hand)" (the press turns it back on)."""
+    reading "fix OFF: no dedup (changed by hand)" (the press turns it back on)."""
     vi = client.get("/lab/nu36-words/natural", headers=VI).get_data(as_text=True)
     button = "Xem trước link trong app chat (unfurl)"
     assert button in vi
