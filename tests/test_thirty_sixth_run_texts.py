@@ -375,3 +375,30 @@ def test_run_us_words_name_what_is_on_the_page(client: FlaskClient) -> None:
     assert not any("Bấm Unfurl" in step for step in steps)
     en = client.get("/lab/nu36-words", headers=EN).get_data(as_text=True)
     assert "the lab empties, with the fix on." in en and "the fix stays on" not in en
+
+
+def test_a_store_emptied_by_a_redeploy_does_not_say_no_key_was_seen(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run U: payment lesson 8, the double charge made, then Store set to shared (a
+    redeploy): the panel said "Empty: no key has been seen yet." beside two charges under
+    that key in the ledger."""
+    from test_fourth_run_texts import store_panel
+
+    app.extensions["labs"].get("nu36-store")  # a lab of its own, made here
+    panel = store_panel(page(client, "nu36-store", EN))
+    assert "Empty: no key has been seen yet." in panel
+    refused = client.post(
+        "/lab/nu36-store/api/charges", json={"amount": 1}, headers={"Idempotency-Key": "k0"}
+    )
+    assert refused.status_code == 422  # a refused key never entered the store
+    assert "Empty: no key has been seen yet." in store_panel(page(client, "nu36-store", EN))
+    paid = client.post("/lab/nu36-store/api/charges", json=BODY, headers={"Idempotency-Key": "k1"})
+    assert paid.status_code == 201
+    changed = client.patch(
+        "/lab/nu36-store/api/settings", json={"instances": 2, "store_scope": "per_instance"}
+    )
+    assert changed.status_code == 200  # a redeploy: new instances, new stores
+    panel = store_panel(page(client, "nu36-store", EN))
+    assert "no key has been seen yet" not in panel
+    assert "Empty now: the keys sent before are gone from it" in panel
