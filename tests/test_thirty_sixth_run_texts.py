@@ -402,3 +402,34 @@ def test_a_store_emptied_by_a_redeploy_does_not_say_no_key_was_seen(
     panel = store_panel(page(client, "nu36-store", EN))
     assert "no key has been seen yet" not in panel
     assert "Empty now: the keys sent before are gone from it" in panel
+
+
+def test_a_keyless_double_submit_in_step_mode_is_lesson_1s_case(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run U: payment lesson 1 with Step mode ticked, Double-submit, Release all: both
+    requests charged, overlapping, and the first check stayed open beside a red
+    "MISMATCH" (no key: no lock holds either back, stepped or not)."""
+    import threading
+    import time
+
+    from test_fourth_run_texts import BODY as RAW
+
+    the_lab = app.extensions["labs"].get("nu36-stepped")
+    the_lab.open_lesson("double-click")
+    the_lab.payments.update_settings({"step_mode": True, "gateway_latency_ms": 0})
+    threads = [
+        threading.Thread(target=lambda: the_lab.payments.create_charge([], RAW)) for _ in range(2)
+    ]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 30
+    while len(the_lab.payments.stepper.paused()) < 2:  # both in flight at once
+        assert time.monotonic() < deadline
+        time.sleep(0.005)
+    the_lab.payments.stepper.release_all()
+    for thread in threads:
+        thread.join(30)
+    card = section(page(client, "nu36-stepped", EN), "lesson")
+    assert re.search(r'<li class="met" data-check="keyless-double">', card)
+    assert "MISMATCH" not in card

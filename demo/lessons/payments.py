@@ -39,9 +39,12 @@ PATH: tuple[Lesson, ...] = (
         Check(
             "keyless-double",
             N_("Two requests without a key both charged"),
-            lambda ev: (
-                concurrent_double(ev, keyed=False, lock=True)
-                or concurrent_double(ev, keyed=False, lock=False)
+            # Step mode too: without a key no lock holds either request back, so stepped
+            # lanes charge twice as a double click does (run U: "MISMATCH", the check open).
+            lambda ev: any(
+                concurrent_double(ev, keyed=False, lock=lock, stepped=stepped)
+                for lock in (True, False)
+                for stepped in (False, True)
             ),
         ),
         Check(
