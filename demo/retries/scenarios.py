@@ -90,9 +90,12 @@ class Scenario:
         )
 
     def switch(self) -> str:
-        """The policy form's switch that holds the fix, for the page to follow as it moves:
+        """The form's switch that holds the fix, for the page to follow as it moves:
         ``"same_key=on"`` (the box ticked), ``"retry_on=!400"`` (that box cleared); empty
-        for a fix of several members or of the storm form."""
+        for a fix of several members or of the storm form, but for its one box, the retry
+        budget (``"budget=on"``)."""
+        if not self.fix_policy and list(self.fix_storm) == ["budget"]:
+            return "budget=on"
         if len(self.fix_policy) != 1:
             return ""
         ((member, want),) = self.fix_policy.items()
@@ -104,15 +107,16 @@ class Scenario:
         return ""
 
     def switch_control(self) -> tuple[str, str] | None:
-        """The policy form's box that :meth:`switch` names, as the page finds it:
+        """The form's box that :meth:`switch` names, as the page finds it:
         ``(selector, "checked" | "unchecked")``, the state that holds the fix; ``None``
         when there is no one switch."""
         member, _, want = self.switch().partition("=")
         if not member:
             return None
+        form = "#storm-form" if member in self.fix_storm else "#policy-form"
         if want.startswith("!"):
-            return f"#policy-form input[name='{member}'][value='{want[1:]}']", "unchecked"
-        return f"#policy-form input[name='{member}']", "checked"
+            return f"{form} input[name='{member}'][value='{want[1:]}']", "unchecked"
+        return f"{form} input[name='{member}']", "checked"
 
     def case_changed(self, policy: Mapping[str, Any], storm: Mapping[str, Any]) -> bool:
         """Whether the lab's ``policy`` or last ``storm`` request lost one of the case's own

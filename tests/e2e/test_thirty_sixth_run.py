@@ -114,3 +114,17 @@ def test_a_short_key_is_kept_whole_only_where_it_stands(page: Page, live_server:
     line = page.locator("#key-next")
     expect(line).to_contain_text("Pay and Retry send the key in the field: a.")
     expect(line.locator(".key-whole")).to_have_text(["a", "t1:u7:pay:order-42:v1"])
+
+
+def test_the_retry_budget_badge_follows_its_box(page: Page, live_server: Any) -> None:
+    """Run U: retry lesson 5, Storm, then Retry budget ticked: the badge stayed "fix OFF: no
+    retry budget", while lesson 2's badge follows same_key as it is ticked."""
+    from test_retries_browser import open_retries
+
+    open_retries(page, live_server, "?lesson=retry-budget")
+    badge = page.locator("#lesson .fix-state")
+    expect(badge).to_have_text("fix OFF: no retry budget")
+    page.locator("#storm-form input[name='budget']").check()
+    expect(badge).to_have_text("fix ON: a retry budget (set by hand)")
+    page.locator("#storm-form input[name='budget']").uncheck()
+    expect(badge).to_have_text("fix OFF: no retry budget")
