@@ -433,3 +433,18 @@ def test_a_keyless_double_submit_in_step_mode_is_lesson_1s_case(
     card = section(page(client, "nu36-stepped", EN), "lesson")
     assert re.search(r'<li class="met" data-check="keyless-double">', card)
     assert "MISMATCH" not in card
+
+
+def test_an_in_progress_record_shows_its_lease(app: Flask, client: FlaskClient) -> None:
+    """Run U: payment lesson 6 after the crash, the store's in-progress record read
+    "expires 23h 59m" while the explanation spoke of "a lease, 30 s here"."""
+    from test_fourth_run_texts import store_panel
+
+    workspace = app.extensions["labs"].get("nu36-lease")
+    workspace.payments.store.reserve("k-crashed", "f" * 64)  # as a crash leaves it
+    panel = store_panel(page(client, "nu36-lease", EN))
+    assert re.search(r"lease: \d+s left", panel)  # 30 s, less the time this took
+    assert re.search(r"lease: còn \d+s", store_panel(page(client, "nu36-lease", VI)))
+    workspace.clock.advance(31)
+    panel = store_panel(page(client, "nu36-lease", EN))
+    assert "lease over: a retry may reclaim it" in panel

@@ -167,7 +167,14 @@ def _store_rows(
     keys whose record expired (see :func:`_expired`)."""
     return {
         "records": [
-            {"store": where, "record": r, "expires_in": duration(r.expires_at - now)}
+            {
+                "store": where,
+                "record": r,
+                "expires_in": duration(r.expires_at - now),
+                # An in-progress record's lease (s left): the deadline a retry waits for
+                # before it reclaims the key, beside the record's 24 h TTL (run U).
+                "lease_s": r.deadline_at - now if r.state.value == "in_progress" else None,
+            }
             for where, r in records[:TABLE_ROWS]
         ],
         "more_records": max(len(records) - TABLE_ROWS, 0),
