@@ -128,3 +128,27 @@ def test_the_retry_budget_badge_follows_its_box(page: Page, live_server: Any) ->
     expect(badge).to_have_text("fix ON: a retry budget (set by hand)")
     page.locator("#storm-form input[name='budget']").uncheck()
     expect(badge).to_have_text("fix OFF: no retry budget")
+
+
+@pytest.mark.parametrize(("width", "row"), [(390, True), (1280, False)])
+def test_each_attempts_why_is_readable_on_a_phone(
+    page: Page, live_server: Any, width: int, row: bool
+) -> None:
+    """Run U: on a phone the attempts table's sixth column, Why, was cut to a few letters a
+    line ("400 bec retr so…"); there each why stands on a row of its own under its attempt."""
+    from test_retries_browser import open_retries
+
+    page.set_viewport_size({"width": width, "height": 844})
+    open_retries(page, live_server)
+    page.locator("#policy-form button[type='submit']", has_text="Run").first.click()
+    why_row = page.locator("#run table.attempts tr.why-row").first
+    column = page.locator("#run table.attempts td.why").first
+    expect(page.locator("#run table.attempts tr[data-attempt]").first).to_be_visible()
+    if row:
+        expect(why_row).to_be_visible()
+        expect(column).to_be_hidden()
+        box = why_row.bounding_box()
+        assert box is not None and box["width"] > 300
+    else:
+        expect(why_row).to_be_hidden()
+        expect(column).to_be_visible()
