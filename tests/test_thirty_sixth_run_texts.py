@@ -448,3 +448,13 @@ def test_an_in_progress_record_shows_its_lease(app: Flask, client: FlaskClient) 
     workspace.clock.advance(31)
     panel = store_panel(page(client, "nu36-lease", EN))
     assert "lease over: a retry may reclaim it" in panel
+
+
+def test_the_storm_chart_says_why_its_bars_read_lower_than_the_peak(
+    client: FlaskClient,
+) -> None:
+    """Run U: the table's peak load read 1,990 calls/s, the tallest bar about 1,000: the bars
+    average 1 s, the peak is the busiest 100 ms, said only in the table's header."""
+    assert client.post("/lab/nu36-storm2/retries/storm", data=storm_form()).status_code == 303
+    html = client.get("/lab/nu36-storm2/retries", headers=EN).get_data(as_text=True)
+    assert "so the table's peak load (the busiest 100 ms) reads higher" in html
