@@ -458,3 +458,36 @@ def test_the_storm_chart_says_why_its_bars_read_lower_than_the_peak(
     assert client.post("/lab/nu36-storm2/retries/storm", data=storm_form()).status_code == 303
     html = client.get("/lab/nu36-storm2/retries", headers=EN).get_data(as_text=True)
     assert "so the table's peak load (the busiest 100 ms) reads higher" in html
+
+
+def test_run_vs_words(app: Flask, client: FlaskClient) -> None:
+    """Run V: the poison lesson opened with invoice 42 chosen while its step 1 said to
+    choose send-invoice-x; Conditional writes had no word that it is sent with each run
+    (Dedup has); lesson 5's last step named no button ("Then run both to the end")."""
+    assert client.post("/lab/nu36-v?lesson=poison-message").status_code in (302, 303)
+    queue = client.get("/lab/nu36-v/queue", headers=EN).get_data(as_text=True)
+    assert re.search(r'<option value="poison" selected>send-invoice-x', queue)
+    ops = client.get("/lab/nu36-v/natural", headers=EN).get_data(as_text=True)
+    label = ops[
+        ops.index('id="lost-conditional"') : ops.index(
+            "</label>", ops.index('id="lost-conditional"')
+        )
+    ]
+    assert "(sent along with Run the three writes, not saved on its own)" in label
+    steps = SCENARIOS["slow-motion"].steps[-1]
+    assert steps.endswith("Then press Run A to the end, then Run B to the end.")
+
+
+def test_a_double_charge_on_another_instance_calls_the_request_a_request() -> None:
+    """Run V: lesson 8, Retry then Pay: "#1 was served by i1; this retry reached i2",
+    though #2 was a Pay: any request, a retry or not, can land on the other instance."""
+    from test_eighth_run_texts import _said
+    from test_failures import BODY as FAIL_BODY
+    from test_failures import KEY as FAIL_KEY
+    from test_failures import make
+
+    two = make(instances=2, store_scope="per_instance")
+    two.payments.create_charge(FAIL_KEY, FAIL_BODY)
+    two.payments.create_charge(FAIL_KEY, FAIL_BODY)
+    said = _said(two)
+    assert "was served by i1; this request reached i2" in said and "this retry" not in said

@@ -126,8 +126,8 @@ SCENARIOS: dict[str, Scenario] = {
                 N_(
                     "Both lanes stop after lookup: neither found the key. Step A: it stops at "
                     "charging, right before the gateway call. Step B: it stops there too. Step A "
-                    "again: it charges (the money moves). Step B again: it charges too. Then run "
-                    "both to the end."
+                    "again: it charges (the money moves). Step B again: it charges too. "
+                    "Then press Run A to the end, then Run B to the end."
                 ),
             ),
             N_(

@@ -169,7 +169,7 @@ def _another_instance(focus: RequestEntry, paid: RequestEntry, order: str) -> Ex
         Text("DOUBLE CHARGE — order %(order)s, on another instance", order=order),
         (
             Text(
-                "#%(id)s was served by %(first)s; this retry reached %(this)s, whose store "
+                "#%(id)s was served by %(first)s; this request reached %(this)s, whose store "
                 "had never seen the key. Dedup only in process memory does not survive a "
                 "second instance.",
                 id=paid.id,
