@@ -351,6 +351,7 @@ class ChargeEndpoint:
             action=shown(action, 40),
             started=time.perf_counter(),
             at=self.lab.clock(),
+            clock_s=self.lab.clock.offset_s,
             instance=instance.name,
             lock=settings.lock,
             settings=settings,

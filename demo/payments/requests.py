@@ -45,6 +45,9 @@ class RequestEntry(Entry):
     delivered: bool = True
     settings: Settings | None = None
     """The lab's settings when the request arrived (what the lessons' checks look at)."""
+    clock_s: float = 0.0
+    """How far the lab's clock had been moved when the request arrived, in s (lesson 7's
+    card tells +25 h pressed before Pay from +25 h between Pay and Retry)."""
 
     def as_dict(self) -> dict[str, Any]:
         """The entry as JSON-ready values (times in ms)."""

@@ -1,0 +1,49 @@
+"""The thirty-seventh session: what the last runs left, checked in the lab's words."""
+
+from __future__ import annotations
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from test_advice_stays_true import pay
+from test_newcomer_texts import EN, VI, lab, page, section
+
+CLOCK_EARLY = "The lab's clock was already 25h 00m ahead when this case's first request came"
+
+
+@pytest.mark.parametrize("fixed", [False, True])
+def test_lesson_7_says_when_the_clock_moved_before_pay(
+    app: Flask, client: FlaskClient, fixed: bool
+) -> None:
+    """Run V: +25 h pressed before Pay, then Pay and Retry: the Retry replayed a day
+    ahead, and the card said nothing of why its case did not show."""
+    workspace = lab(app, "nu37-early")
+    workspace.open_lesson("ttl-expiry")
+    if fixed:
+        workspace.apply_scenario("ttl-expiry", fixed=True)
+    workspace.advance(25 * 3600)
+    assert pay(client, workspace.id).status_code == 201
+    assert pay(client, workspace.id, action="Retry").status_code == 201
+    assert workspace.payments.requests()[-1].outcome == "replayed"
+    assert CLOCK_EARLY in section(page(client, workspace.id, EN), "lesson")
+    assert "+25 h phải nằm giữa Thanh toán và Thử lại" in page(client, workspace.id, VI)
+
+
+def test_lesson_7_in_order_says_nothing_of_the_clock(app: Flask, client: FlaskClient) -> None:
+    """Pay, then +25 h, then Retry: the case as its steps say, no such sentence."""
+    workspace = lab(app, "nu37-order")
+    workspace.open_lesson("ttl-expiry")
+    assert pay(client, workspace.id).status_code == 201
+    workspace.advance(25 * 3600)
+    assert pay(client, workspace.id, action="Retry").status_code == 201
+    assert workspace.payments.requests()[-1].outcome == "charged"
+    assert "The lab's clock was already" not in page(client, workspace.id, EN)
+
+
+def test_the_payment_labs_clock_says_it_is_every_labs(app: Flask, client: FlaskClient) -> None:
+    """Run V: "lab clock +2m 04s" on the payment lab after the retry lab's run, with no
+    word that the four labs share the one clock."""
+    lab(app, "nu37-clock").advance(124)
+    explain = section(page(client, "nu37-clock", EN), "explain")
+    assert "lab clock +2m 04s (one clock for all four labs)" in explain
+    assert "một đồng hồ chung cho cả bốn phòng lab" in page(client, "nu37-clock", VI)
