@@ -52,8 +52,11 @@ def _queue_card(app: Flask, client: FlaskClient, lab_id: str, lesson: str) -> tu
 
 
 def _first_step(card: str) -> str:
+    """The first step shown (a hidden one waits for a page switch: js/fix-badge.js)."""
     steps = card[card.index('<ol class="lesson-steps">') :]
-    return steps[: steps.index("</li>")]
+    shown = re.search(r"<li(?![^>]*\bhidden\b)[^>]*>.*?</li>", steps, re.S)
+    assert shown
+    return shown.group(0)
 
 
 def test_queue_dedup_ticked_before_the_case_says_to_undo_it_then_to_set_the_crash(

@@ -67,7 +67,7 @@ class Scenario:
         does (its own clicks, a lab started afresh); or, for a case played on the
         simulator, whether ``simulation_mode`` (its last run's) is the mode the fix runs
         (the idempotent consumer, chosen there by hand)."""
-        if simulation_mode and simulation_mode == self._fix_mode():
+        if simulation_mode and simulation_mode == self.fix_mode():
             return True
         return fix_set_by_hand(self.settings, self.fix, settings)
 
@@ -78,8 +78,9 @@ class Scenario:
         case = {**Settings().as_dict(), **self.settings}
         return all(settings.get(k) == case.get(k) for k in self.fix)
 
-    def _fix_mode(self) -> str | None:
-        """The simulator's mode the fix runs, or ``None`` for a case not played there."""
+    def fix_mode(self) -> str | None:
+        """The simulator's mode the fix runs (``"idempotent"``), or ``None`` for a case not
+        played there: the card's badge and steps follow the simulator's Mode as it moves."""
         clicks = self.fix_clicks or ()
         return next((arg["mode"] for kind, arg in clicks if kind == "simulate"), None)
 

@@ -31,3 +31,30 @@ def test_retry_steps_follow_the_fix_ticked_before_run(page: Page, live_server: A
     box.uncheck()
     expect(steps.get_by_text(APPLY)).to_be_visible()
     expect(steps.get_by_text(FIX_STEP)).to_be_hidden()
+
+
+def test_the_simulator_lesson_follows_the_mode_chosen(page: Page, live_server: Any) -> None:
+    """Run V: queue lesson 5 with the idempotent consumer chosen in the simulator before
+    Simulate: the badge said "fix OFF: no dedup" and the steps at-least-once."""
+    import secrets
+
+    page.goto(f"{live_server.url}/lab/e2e-nu37s-{secrets.token_hex(4)}/queue")
+    page.goto(page.url + "?lesson=delivery-semantics")
+    card = page.locator("#lesson")
+    badge, undo = card.locator(".fix-state"), card.locator("li.undo-first")
+    expect(badge).to_have_text("fix OFF: no dedup")
+    expect(undo).to_be_hidden()
+    page.select_option("#sim-mode", "idempotent")
+    expect(badge).to_have_text("fix ON: an idempotent consumer (set by hand)")
+    expect(undo).to_be_visible()
+    page.select_option("#sim-mode", "at_least_once")
+    expect(undo).to_be_hidden()
+    page.locator("#simulator button[type=submit]").first.click()
+    expect(card.locator("li[data-check].met")).to_have_count(1)
+    steps = card.locator("ol.lesson-steps").first
+    fix_step = steps.get_by_text("In the simulator: at-least-once + idempotent consumer")
+    case_step = steps.get_by_text("In the simulator: at-least-once, 10,000")
+    expect(fix_step).to_be_hidden()
+    page.select_option("#sim-mode", "idempotent")
+    expect(fix_step).to_be_visible()
+    expect(case_step).to_be_hidden()
