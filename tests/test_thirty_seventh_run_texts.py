@@ -47,3 +47,23 @@ def test_the_payment_labs_clock_says_it_is_every_labs(app: Flask, client: FlaskC
     explain = section(page(client, "nu37-clock", EN), "explain")
     assert "lab clock +2m 04s (one clock for all four labs)" in explain
     assert "một đồng hồ chung cho cả bốn phòng lab" in page(client, "nu37-clock", VI)
+
+
+QUEUE_APPLY = "Then press Apply the fix and run again: the lab starts afresh with the fix"
+
+
+@pytest.mark.parametrize("name", ["redelivery", "outbox", "poison-message"])
+def test_the_queue_card_names_its_next_press_as_the_others_do(
+    app: Flask, client: FlaskClient, name: str
+) -> None:
+    """Run V: the payment and retry cards end their steps with "Then press Apply the fix";
+    the queue card's way to the fix was folded under the numbers."""
+    from test_thirty_first_run_texts import _queue_card
+
+    _queue, card = _queue_card(app, client, f"nu37-q-{name}", name)
+    steps = card()[card().index('<ol class="lesson-steps">') :]
+    assert QUEUE_APPLY in steps[: steps.index("</ol>")]
+    vi = client.get(f"/lab/nu37-q-{name}/queue", headers=VI).get_data(as_text=True)
+    assert "Áp dụng cách sửa và chạy lại: lab bắt đầu lại" in vi
+    lab(app, f"nu37-q-{name}").apply_scenario(name, fixed=True, lab="queue")
+    assert QUEUE_APPLY not in card()
