@@ -336,9 +336,8 @@ class ChargeEndpoint:
     def _arrive(self, action: str, settings: Settings, instance: Instance) -> RequestEntry:
         timeline = self.lab.timeline
         if action in ("Double-submit A", "Double-submit B"):
-            # The two requests of a Double-submit race to the server: the first to arrive
-            # is A (and gets the lower id), so lanes always read #n A, #n+1 B. An A left
-            # alone (the client guard dropped its B) pairs with nothing later.
+            # A Double-submit's first request to arrive is A (the lower id): lanes read #n A,
+            # #n+1 B. An A left alone (the client guard dropped its B) pairs with nothing.
             last = timeline.last()
             paired = (
                 last is not None

@@ -252,12 +252,12 @@ class QueueLab:
         self.played, self.left = self.played % len(clicks) + 1, False
         return self.played
 
-    def by_hand(self, click: str, arg: Any = None) -> None:
-        """A press by hand (the page's or the API's), not Next step's: :func:`played_after`."""
+    def by_hand(self, click: str, arg: Any = None, *, received: bool = True) -> None:
+        """A press by hand, not Next step's: :func:`played_after` (``received``: Work took one)."""
         with self.stepping:
-            if self.scenario is not None:
-                clicks = self.scenario.clicks_for(self.fixed)
-                self.played, self.left = played_after(clicks, self.played, click, arg)
+            clicks = self.scenario.clicks_for(self.fixed) if self.scenario else None
+            if clicks:
+                self.played, self.left = played_after(clicks, self.played, click, arg, received)
 
     def _click(self, click: str, arg: Any) -> None:
         if click == "enqueue":
@@ -332,15 +332,17 @@ class QueueLab:
         return lab_state(self)
 
 
-def played_after(clicks: Sequence[Click], played: int, click: str, arg: Any) -> tuple[int, bool]:
+def played_after(
+    clicks: Sequence[Click], played: int, click: str, arg: Any, received: bool = True
+) -> tuple[int, bool]:
     """How many of a scenario's ``clicks`` count as played after a button pressed by hand,
     and whether the press left the steps.
     The next click counts, so Next step goes on after it (a clock step before it too: the
     payment lab's clock buttons move the same clock). Another Enqueue, Work or simulation
     leaves the steps (all played: Next step starts them afresh). A setting or a clock
     press that is no step changes nothing, and so does a Work too early to receive
-    (``arg`` ``"too_early"``: :attr:`~.entries.WorkEntry.too_early`)."""
-    if click in ("work", "work_all") and arg == "too_early":
+    (not ``received``: :attr:`~.entries.WorkEntry.too_early`)."""
+    if click in ("work", "work_all") and not received:
         return played, False
     at = played % len(clicks)  # all played: a new round
     while at < len(clicks) - 1 and clicks[at][0] == "advance" and click != "advance":

@@ -41,14 +41,19 @@ function reloadIfStale() {
       panels.dataset.present !== present) {
     // A lesson or scenario opened elsewhere started the lab afresh: what this page showed
     // (a paused request, the ledger) is gone, and the page after the reload says why.
-    if (panels.dataset.scenario && case_) {
-      try { sessionStorage.setItem(AFRESH, "1"); } catch (e) { /* storage off: no notice */ }
-    }
-    window.location.reload();
+    startOver(Boolean(panels.dataset.scenario) && case_);
   }
 }
 
 const AFRESH = "lab-started-afresh-elsewhere";
+
+// Load the page again; ``afresh``: the page after the reload says the lab started afresh.
+function startOver(afresh) {
+  if (afresh) {
+    try { sessionStorage.setItem(AFRESH, "1"); } catch (e) { /* storage off: no notice */ }
+  }
+  window.location.reload();
+}
 
 // The queue lab's page, which has no payment panels: a poll (a GET, never this page's own
 // press) that brings another lesson or scenario than this page showed means another tab
@@ -61,8 +66,7 @@ function reloadIfCaseElsewhere(evt) {
   const config = evt && evt.detail && evt.detail.requestConfig;
   const poll = config && config.verb === "get";
   if (poll && !leaving && !byId("panels") && caseShown !== null && open && open !== caseShown) {
-    try { sessionStorage.setItem(AFRESH, "1"); } catch (e) { /* storage off: no notice */ }
-    window.location.reload();
+    startOver(true);
     return;
   }
   caseShown = open;

@@ -79,7 +79,7 @@ def work() -> Response:
         N_("POST .../work takes no body: send none, or {}. Settings go to PATCH .../settings."),
     )  # fmt: skip
     entry = g.lab.queue.work()
-    g.lab.queue.by_hand("work", "too_early" if entry.too_early else None)
+    g.lab.queue.by_hand("work", received=not entry.too_early)
     return jsonify(work_result(entry))
 
 

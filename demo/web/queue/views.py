@@ -101,7 +101,7 @@ def work(lab_id: str) -> BaseResponse:
         raise _bad_choice("every", {"1": None})
     entries = lab.queue.work_all() if every == ["1"] else [lab.queue.work()]
     early = all(entry.too_early for entry in entries)
-    lab.queue.by_hand("work_all" if every else "work", "too_early" if early else None)
+    lab.queue.by_hand("work_all" if every else "work", received=not early)
     return _answer(lab)
 
 
