@@ -9,6 +9,9 @@ from dataclasses import dataclass
 
 from ..engine.text import N_
 
+SWITCHES = {"dedup": ("#ops-dedup", "checked"), "conditional": ("#lost-conditional", "checked")}
+"""The page's box for each fix sent along with a request (``Scenario.fix``)."""
+
 
 @dataclass(frozen=True)
 class Scenario:
@@ -41,6 +44,12 @@ class Scenario:
     def clicks(self, fixed: bool) -> tuple[str, ...]:
         """The buttons Next step presses, with the fix applied or not."""
         return (self.fix_script or self.script) if fixed else self.script
+
+    def switch_control(self) -> tuple[str, str] | None:
+        """The page's box that holds the fix, as the card's badge follows it (templates/
+        _partials/fix_state.html): ``(selector, "checked")``; ``None`` for the pixel's
+        dedup window, a setting the server keeps."""
+        return SWITCHES.get(self.fix)
 
 
 FIX_WINDOW_S = 1800

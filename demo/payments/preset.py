@@ -21,7 +21,8 @@ PAGE_BUTTONS = {
     "Double-submit": N_("Double-submit"),
 }
 """The order form's buttons that send a charge: their ``data-action`` (the request's
-``X-Lab-Action``, a Double-submit's lane cut off) to their labels (untranslated)."""
+``X-Lab-Action``, a Double-submit's lane cut off) to their labels (untranslated): the
+order form draws them from here."""
 
 LOCK_BADGES = (N_("fix OFF: Lock off"), N_("fix ON: Lock on"))
 """The badge of every case the per-key Lock fixes (the race, step mode, the client guard)."""

@@ -7,6 +7,7 @@ from flask import Flask
 from flask_babel import format_decimal
 
 from ..engine.text import N_, Text, translate
+from ..payments.preset import PAGE_BUTTONS
 from ..payments.requests import RequestEntry
 from ..payments.step_names import step_at
 from .fix_badges import fix_words
@@ -14,7 +15,8 @@ from .fix_badges import fix_words
 
 def register(app: Flask) -> None:
     """Install the filters (``money``, ``duration``, ``step_name``, ``action``,
-    ``lane_action``) and the globals ``badge`` and ``fix_words`` on ``app``'s templates."""
+    ``lane_action``) and the globals ``badge``, ``fix_words`` and ``PAGE_BUTTONS`` (the
+    order form's labels, which the lesson cards name too) on ``app``'s templates."""
     app.add_template_filter(money, "money")
     app.add_template_filter(duration, "duration")
     app.add_template_filter(step_name_filter, "step_name")
@@ -22,6 +24,7 @@ def register(app: Flask) -> None:
     app.add_template_filter(lane_action, "lane_action")
     app.add_template_global(badge, "badge")
     app.add_template_global(fix_words, "fix_words")
+    app.jinja_env.globals["PAGE_BUTTONS"] = PAGE_BUTTONS
 
 
 def money(amount: int, currency: str) -> str:
