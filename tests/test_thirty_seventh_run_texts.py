@@ -67,3 +67,22 @@ def test_the_queue_card_names_its_next_press_as_the_others_do(
     assert "Áp dụng cách sửa và chạy lại: lab bắt đầu lại" in vi
     lab(app, f"nu37-q-{name}").apply_scenario(name, fixed=True, lab="queue")
     assert QUEUE_APPLY not in card()
+
+
+def test_dedup_ticked_on_the_first_case_starts_the_numbered_steps(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run W: queue lesson 1, Dedup ticked after the first case: "The steps, with the fix:"
+    read as a list to follow (a third e-mail, the check unmet), the way to start afresh a
+    grey note beside the numbers, and the fix's steps folded under it a second time."""
+    from test_thirty_first_run_texts import _queue_card
+
+    queue, card = _queue_card(app, client, "nu37-afresh", "redelivery")
+    queue.play("redelivery")
+    queue.update_settings({"dedup": True})
+    html = card()
+    steps = html[html.index('<ol class="lesson-steps">') :]
+    first = steps[: steps.index("</li>")]
+    assert "The lab still holds the first case's e-mails, sent before the fix" in first
+    assert steps.count("Set Crash (once) to") == 1
+    assert 'class="fix-steps"' not in html
