@@ -17,6 +17,13 @@ export function showHeld(badge, holds) {
     .forEach(function (li) { li.hidden = !holds; });
   document.querySelectorAll("li[data-fix-off='" + badge.dataset.fix + "']")
     .forEach(function (li) { li.hidden = holds; });
+  // The next press: the case's own button once the fix is set by hand, not Apply the fix.
+  if (badge.dataset.fixed !== "1") {
+    document.querySelectorAll("[data-primary-if='" + badge.dataset.fix + "']")
+      .forEach(function (button) { button.classList.toggle("primary", holds); });
+    document.querySelectorAll("[data-primary-unless='" + badge.dataset.fix + "']")
+      .forEach(function (button) { button.classList.toggle("primary", !holds); });
+  }
 }
 
 // Whether the page control a badge names (data-switch) holds the fix now: a box ticked

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -58,3 +59,47 @@ def test_the_simulator_lesson_follows_the_mode_chosen(page: Page, live_server: A
     page.select_option("#sim-mode", "idempotent")
     expect(fix_step).to_be_visible()
     expect(case_step).to_be_hidden()
+
+
+def test_apply_the_fix_is_not_the_next_press_once_its_box_holds_it(
+    page: Page, live_server: Any
+) -> None:
+    """Run W: retry lesson 2 after its case, same_key ticked: Apply the fix stayed the
+    highlighted button, while the next press was the card's Run."""
+    from test_retries_browser import open_retries
+
+    open_retries(page, live_server, "?lesson=lost-response-retry")
+    page.locator("#policy-form button[type='submit']", has_text="Run").first.click()
+    card = page.locator("#lesson")
+    expect(card.locator("li[data-check].met")).to_have_count(1)
+    apply_fix = card.get_by_role("button", name="Apply the fix", exact=True)
+    run = card.locator("[data-card-action]")
+    expect(apply_fix).to_have_class(re.compile(r"\bprimary\b"))
+    expect(run).not_to_have_class(re.compile(r"\bprimary\b"))
+    page.locator("#policy-form input[name='same_key']").check()
+    expect(apply_fix).not_to_have_class(re.compile(r"\bprimary\b"))
+    expect(run).to_have_class(re.compile(r"\bprimary\b"))
+    run.click()  # the server's card, drawn again, says the same
+    expect(card.locator(".fix-state")).to_contain_text("(set by hand)")
+    expect(apply_fix).not_to_have_class(re.compile(r"\bprimary\b"))
+
+
+def test_operations_apply_the_fix_is_not_highlighted_once_dedup_is_ticked(
+    page: Page, live_server: Any
+) -> None:
+    """Run W: operations lesson 1 after its case, Dedup ticked: Apply the fix stayed the
+    highlighted button."""
+    import secrets
+
+    page.goto(f"{live_server.url}/lab/e2e-nu37o-{secrets.token_hex(4)}/natural?lesson=set-vs-add")
+    expect(page.locator("#offer")).to_have_count(0)
+    card = page.locator("#natural-lesson")
+    for _ in range(2):
+        card.locator("[data-next-step]").click()
+    expect(card.locator("li[data-check].met")).to_have_count(1)
+    apply_fix = card.get_by_role("button", name="Apply the fix", exact=True)
+    expect(apply_fix).to_have_class(re.compile(r"\bprimary\b"))
+    page.locator("#ops-dedup").check()
+    expect(apply_fix).not_to_have_class(re.compile(r"\bprimary\b"))
+    page.locator("#ops-dedup").uncheck()
+    expect(apply_fix).to_have_class(re.compile(r"\bprimary\b"))
