@@ -86,3 +86,18 @@ def test_dedup_ticked_on_the_first_case_starts_the_numbered_steps(
     assert "The lab still holds the first case's e-mails, sent before the fix" in first
     assert steps.count("Set Crash (once) to") == 1
     assert 'class="fix-steps"' not in html
+
+
+def test_a_record_says_the_ttl_it_was_saved_under(app: Flask, client: FlaskClient) -> None:
+    """Run W: Key TTL set to 72 h after Pay: the store's line said "kept for 72h 00m" above
+    a record that "Expires 23h 59m", and nothing said why."""
+    workspace = lab(app, "nu37-ttl")
+    assert pay(client, workspace.id).status_code == 201
+    store = section(page(client, workspace.id, EN), "store")
+    assert "saved under TTL" not in store and "A record keeps the TTL" not in store
+    workspace.payments.update_settings({"ttl_s": 72 * 3600})
+    store = section(page(client, workspace.id, EN), "store")
+    assert "kept for 72h 00m" in store
+    assert "saved under TTL 24h 00m" in store
+    assert "A record keeps the TTL it was saved under" in store
+    assert "lưu với TTL 24h 00m" in section(page(client, workspace.id, VI), "store")

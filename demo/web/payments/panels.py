@@ -101,7 +101,7 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
         # The last request sent no key: the per-key lock had nothing to lock.
         "keyless": bool(entries) and entries[-1].step("no key") is not None,
         "clusters": timeline(entries[-TIMELINE_LANES:]),
-        **_store_rows(entries, records, now),
+        **_store_rows(entries, records, now, settings.ttl_s),
         "charges": charges[::-1][:TABLE_ROWS],
         "more_charges": max(len(charges) - TABLE_ROWS, 0),
         "summary": summary,
@@ -161,10 +161,10 @@ def _lesson_number(name: str) -> int | None:
 
 
 def _store_rows(
-    entries: list[RequestEntry], records: list[tuple[str, Record]], now: float
+    entries: list[RequestEntry], records: list[tuple[str, Record]], now: float, ttl_s: int
 ) -> dict[str, Any]:
     """The store panel's rows (newest first), how many older ones it leaves out, and the
-    keys whose record expired (see :func:`_expired`)."""
+    keys whose record expired (see :func:`_expired`); ``ttl_s``: Key TTL now, in s."""
     return {
         "records": [
             {
@@ -174,12 +174,22 @@ def _store_rows(
                 # An in-progress record's lease (s left): the deadline a retry waits for
                 # before it reclaims the key, beside the record's 24 h TTL (run U).
                 "lease_s": r.deadline_at - now if r.state.value == "in_progress" else None,
+                # The TTL it was saved under, when Key TTL changed since: that counts for
+                # records saved from then on (run W: "kept for 72h" above "Expires 23h 59m").
+                "saved_ttl": _saved_ttl(r, ttl_s),
             }
             for where, r in records[:TABLE_ROWS]
         ],
         "more_records": max(len(records) - TABLE_ROWS, 0),
         "expired": _expired(entries, records, now)[:TABLE_ROWS],
     }
+
+
+def _saved_ttl(record: Record, ttl_s: int) -> str | None:
+    """The TTL ``record`` was saved under ("24h 00m"), when it is not ``ttl_s`` (Key TTL
+    changed since; a minute's slack: a record saved at its request's end counts from then)."""
+    saved = record.expires_at - record.created_at
+    return duration(saved) if abs(saved - ttl_s) > 60 else None
 
 
 def _expired(
