@@ -101,3 +101,32 @@ def test_a_record_says_the_ttl_it_was_saved_under(app: Flask, client: FlaskClien
     assert "saved under TTL 24h 00m" in store
     assert "A record keeps the TTL it was saved under" in store
     assert "lưu với TTL 24h 00m" in section(page(client, workspace.id, VI), "store")
+
+
+def test_paused_requests_say_they_keep_the_lock_they_arrived_with(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run W: lesson 5, A and B paused with the Lock off, then Lock ticked: the card's steps
+    turned to the lock's at once, and both lanes went on to charge, unexplained."""
+    import threading
+    import time
+
+    from test_fourth_run_texts import BODY, KEY
+
+    workspace = lab(app, "nu37-kept")
+    workspace.payments.update_settings({"step_mode": True, "lock": False, "gateway_latency_ms": 0})
+    thread = threading.Thread(target=lambda: workspace.payments.create_charge(KEY, BODY))
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not workspace.payments.stepper.paused():
+            assert time.monotonic() < deadline
+            time.sleep(0.002)
+        words = "The paused requests keep the settings they arrived with (the Lock OFF)"
+        assert words not in section(page(client, workspace.id, EN), "step")
+        workspace.payments.update_settings({"lock": True})
+        assert words in section(page(client, workspace.id, EN), "step")
+        assert "(Lock TẮT)" in section(page(client, workspace.id, VI), "step")
+    finally:
+        workspace.payments.stepper.release_all()
+        thread.join(10)
