@@ -130,3 +130,14 @@ def test_paused_requests_say_they_keep_the_lock_they_arrived_with(
     finally:
         workspace.payments.stepper.release_all()
         thread.join(10)
+
+
+def test_a_step_that_names_retry_with_a_new_key_sets_the_button_apart() -> None:
+    """Run W: lesson 2's "Press Retry with a new key, as …" sits beside two buttons,
+    Retry and Retry with a new key, and read as either."""
+    from demo.payments.scenarios import SCENARIOS
+
+    steps = [step for s in SCENARIOS.values() for step in (*s.steps, *(s.fix_steps or ()))]
+    named = [step for step in steps if "Retry with a new key" in step]
+    assert named
+    assert all("“Retry with a new key”" in step for step in named), named

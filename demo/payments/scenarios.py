@@ -43,7 +43,7 @@ SCENARIOS: dict[str, Scenario] = {
             N_("The server charged, but the response never arrived. Is it safe to retry?"),
             (
                 N_("Press Pay: the server charges and saves, then the response is lost."),
-                N_("Press Retry with a new key, as a client that makes a key per attempt does."),
+                N_("Press “Retry with a new key”, as a client that makes a key per attempt does."),
             ),
             N_(
                 "A new key is a new intent to the server: it charges again. The client could not "
