@@ -141,3 +141,15 @@ def test_a_step_that_names_retry_with_a_new_key_sets_the_button_apart() -> None:
     named = [step for step in steps if "Retry with a new key" in step]
     assert named
     assert all("“Retry with a new key”" in step for step in named), named
+
+
+def test_the_decline_lessons_second_case_has_its_own_goal(app: Flask, client: FlaskClient) -> None:
+    """Run W: lesson 9's second case (the 502) kept the first case's goal, while lesson 3's
+    second case has its own."""
+    workspace = lab(app, "nu37-goal")
+    workspace.open_lesson("decline")
+    goal = "See a transport failure (502) release the key: the retry charges once."
+    assert goal not in section(page(client, workspace.id, EN), "lesson")
+    workspace.apply_scenario("decline", fixed=True)
+    assert goal in section(page(client, workspace.id, EN), "lesson")
+    assert "nhả key ra: lần thử lại" in section(page(client, workspace.id, VI), "lesson")

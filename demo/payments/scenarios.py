@@ -1,9 +1,9 @@
 """Scenario presets: each pitfall from the field, one link each, with its fix beside it.
 
-A scenario sets the lab's switches (and the client's, on the page), says what to click,
-and names the settings that fix it. ``script`` lists the page's buttons to click, in
-order, so "Run the steps" does with real clicks what the steps say. The shape of a card
-is :class:`~demo.payments.preset.Scenario`, re-exported here."""
+A scenario sets the lab's switches (and the client's, on the page), says what to click, and
+names the settings that fix it. ``script`` lists the page's buttons to click, in order, so "Run
+the steps" does with real clicks what the steps say. The shape of a card is
+:class:`~demo.payments.preset.Scenario`, re-exported here."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from ..engine.text import N_
 from .preset import Scenario
 
 __all__ = ["SCENARIOS", "Scenario"]
-
 
 SCENARIOS: dict[str, Scenario] = {
     s.name: s
@@ -298,6 +297,7 @@ SCENARIOS: dict[str, Scenario] = {
                 "have moved. See it for yourself in"
             ),
             fix_link="gateway-timeout",
+            fix_goal=N_("See a transport failure (502) release the key: the retry charges once."),
             defence=True,
         ),
         Scenario(
