@@ -153,3 +153,50 @@ def test_the_decline_lessons_second_case_has_its_own_goal(app: Flask, client: Fl
     workspace.apply_scenario("decline", fixed=True)
     assert goal in section(page(client, workspace.id, EN), "lesson")
     assert "nhả key ra: lần thử lại" in section(page(client, workspace.id, VI), "lesson")
+
+
+def test_a_chapters_end_points_to_the_next_chapter(app: Flask, client: FlaskClient) -> None:
+    """Run W: the operations chapter ended with "back to the payment lab" and the retry
+    chapter with "All done", neither pointing to the next lab's chapter."""
+    from test_retries_lessons import LAB, apply_fix, open_lesson, press
+
+    from demo.retries.scenarios import SCENARIOS as RETRY_SCENARIOS
+    from demo.web.nav import next_chapter
+
+    assert [getattr(next_chapter(n), "lab", None) for n in ("payments", "natural", "retries")] == [
+        "natural",
+        "retries",
+        "queue",
+    ]
+    assert next_chapter("queue") is None
+    for name in RETRY_SCENARIOS:
+        open_lesson(client, name)
+        for fixed in (False, True):
+            if fixed:
+                apply_fix(client, name)
+            for action in RETRY_SCENARIOS[name].script:
+                press(client, action)
+    html = client.get(f"{LAB}/retries", headers=EN).get_data(as_text=True)
+    done = html[html.index('class="all-done"') :]
+    done = done[: done.index("</p>")]
+    assert f'href="{LAB}/queue"' in done and "Next chapter: Queue" in done
+    vi = client.get(f"{LAB}/retries", headers=VI).get_data(as_text=True)
+    assert "Chương tiếp theo: Hàng đợi" in vi
+
+
+def test_the_operations_chapters_end_points_to_the_retry_lab(
+    app: Flask, client: FlaskClient
+) -> None:
+    """The operations chapter's last lesson, achieved: its way back to the payment lab, and
+    the next chapter's."""
+    from demo.lessons import LESSONS
+
+    workspace = lab(app, "nu37-chapter")
+    names = [name for name, lesson in LESSONS.items() if lesson.lab == "natural"]
+    for name in names:
+        workspace.open_lesson(name)
+        for check in LESSONS[name].checks:
+            workspace.progress.get(name).met_at[check.id] = 1.0
+    html = client.get("/lab/nu37-chapter/natural", headers=EN).get_data(as_text=True)
+    assert 'href="/lab/nu37-chapter/retries" data-next-chapter>Next chapter: Retries' in html
+    assert "Chapter done: back to the payment lab" in html

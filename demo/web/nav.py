@@ -67,10 +67,19 @@ def lesson_number(name: str) -> int | None:
     return [lesson.name for lesson in chapter_of(name)].index(name) + 1
 
 
+def next_chapter(lab: str) -> LabPage | None:
+    """The page after lab ``lab``'s in the switcher's order: its chapter comes next in the
+    workshop (a chapter's end points there); ``None`` after the last."""
+    names = [page.lab for page in LAB_PAGES]
+    at = names.index(lab) + 1
+    return LAB_PAGES[at] if at < len(LAB_PAGES) else None
+
+
 def register(app: Flask) -> None:
     """Give every template ``LAB_PAGES`` (the header's lab switcher reads it), ``PAGES``
-    (one lab's page by name: ``PAGES.payments.url(lab.id)``) and :func:`lesson_number`
-    (a scenario's card offers its lesson)."""
+    (one lab's page by name: ``PAGES.payments.url(lab.id)``), :func:`lesson_number`
+    (a scenario's card offers its lesson) and :func:`next_chapter`."""
     app.jinja_env.globals["LAB_PAGES"] = LAB_PAGES
     app.jinja_env.globals["PAGES"] = PAGES
     app.jinja_env.globals["lesson_number"] = lesson_number
+    app.jinja_env.globals["next_chapter"] = next_chapter
