@@ -260,6 +260,9 @@ def test_an_empty_amount_is_told_it_is_missing(client: FlaskClient) -> None:
         answer = client.post("/lab/a21-empty/api/charges", json=body)
         assert answer.status_code == 422 and answer.mimetype == "application/problem+json"
         said = answer.get_json()["errors"]["amount"]
-        assert said == "is required: a whole number in minor units, such as 100000"
+        assert said == (
+            "is required: a whole number in minor units, such as 100000 (VND has no decimals: "
+            "its minor unit is 1 VND)"
+        )
     vi = client.post("/lab/a21-empty/api/charges", json={"order_id": "42"}, headers=VI)
     assert "là bắt buộc" in vi.get_json()["detail"]

@@ -220,7 +220,10 @@ def parse_charge(body: bytes) -> ChargeRequest:
     amount = value.get("amount")
     if amount is None or (isinstance(amount, str) and not amount.strip()):
         # Missing, or the page's Amount field left empty.
-        errors["amount"] = N_("is required: a whole number in minor units, such as 100000")
+        errors["amount"] = N_(
+            "is required: a whole number in minor units, such as 100000 (VND has no decimals: "
+            "its minor unit is 1 VND)"
+        )
     elif isinstance(amount, float) and not 1 <= amount <= MAX_AMOUNT:
         # Out of range first: a browser sends a huge integer typed in a number field as a
         # float (999999999999999999999999 as 1e+24), and the range is what is wrong with it.
