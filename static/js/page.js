@@ -73,12 +73,20 @@ export function showKeepingKeys(el, text, keys) {
       if (i >= 0 && (at < 0 || i < at)) { at = i; key = k; }
     });
     if (at < 0) break;
-    if (at > done) nodes.push(text.slice(done, at));
+    // The key's opening bracket or quote, and the marks that close it (").", ":"), stay
+    // with it: a "(" left at a line's end read as a stray mark before the key.
+    const lead = at > done && /[(“"]/.test(text[at - 1]) ? 1 : 0;
+    const end = at + key.length;
+    const tail = (/^[)”"]?[.,:;]?/.exec(text.slice(end)) || [""])[0].length;
+    if (at - lead > done) nodes.push(text.slice(done, at - lead));
+    const keep = document.createElement("span");
+    keep.className = "key-keep";
     const span = document.createElement("span");
     span.className = "key-whole";
     span.textContent = key;
-    nodes.push(span);
-    from = done = at + key.length;
+    keep.append(text.slice(at - lead, at), span, text.slice(end, end + tail));
+    nodes.push(keep);
+    from = done = end + tail;
   }
   if (done < text.length) nodes.push(text.slice(done));
   el.replaceChildren(...nodes);

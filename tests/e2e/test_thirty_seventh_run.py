@@ -103,3 +103,23 @@ def test_operations_apply_the_fix_is_not_highlighted_once_dedup_is_ticked(
     expect(apply_fix).not_to_have_class(re.compile(r"\bprimary\b"))
     page.locator("#ops-dedup").uncheck()
     expect(apply_fix).to_have_class(re.compile(r"\bprimary\b"))
+
+
+def test_a_keys_bracket_stays_with_it_on_the_line(page: Page, live_server: Any) -> None:
+    """The key line kept a key whole, but not its "(": a phone's line could end with "("
+    and the stable key begin the next, the bracket read as a stray mark."""
+    import secrets
+
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server.url}/lab/e2e-nu37k-{secrets.token_hex(4)}")
+    page.get_by_role("button", name="Retry with a new key", exact=True).click()
+    kept = page.locator("#key-next .key-keep")
+    expect(kept.filter(has_text="t1:u7")).to_have_text("(t1:u7:pay:order-42:v1):")
+    expect(kept.locator(".key-whole").filter(has_text="t1:u7")).to_have_text(
+        "t1:u7:pay:order-42:v1"
+    )
+    box = kept.filter(has_text="t1:u7").bounding_box()
+    line_height = page.evaluate(
+        "parseFloat(getComputedStyle(document.getElementById('key-next')).lineHeight) || 20"
+    )
+    assert box is not None and box["height"] < 1.5 * line_height
