@@ -1,6 +1,5 @@
-// Sending requests: the "lab-json" htmx extension (the JSON body and the key header),
-// the requests this tab has in flight and the client guard that counts on them, the key
-// field that shows what the next request sends, and the problems said in the notice line.
+// Sending requests: the "lab-json" htmx extension (JSON body, key header), this tab's requests in
+// flight and the client guard on them, the key field's next-key line, the notice's problems.
 import { byId, t, showNotice, hideNotice, announce, showKeepingKeys } from "./page.js";
 import { unsendable, refusalOf, refuse, keyCaveats } from "./refusal.js";
 import { keepPress, pressFor, takePress, dropGonePresses } from "./queued.js";
@@ -251,8 +250,7 @@ function showStrategy() {
   }
 }
 
-// Under the key field: which key the next Retry sends, said in words (after "Retry with
-// a new key" the field holds that random key, not the order's stable key).
+// Under the key field, which key the next Retry sends (after "Retry with a new key", its own).
 function showNextKey() {
   const out = byId("key-next");
   const strategy = byId("key-strategy");
@@ -263,7 +261,9 @@ function showNextKey() {
   const stable = order ? stableKey(order) : "";
   let text;
   if (value === "random") text = t("next_key_random");
-  else if (value === "none" || field.value === "") text = t("next_key_none");
+  else if (value === "none" || field.value === "") {
+    text = t(field.value ? "next_key_ignored" : "next_key_none"); // the strategy wins
+  }
   else if (field.value.trim() === "") text = t("next_key_blank"); // HTTP trims a header value
   else if (unsendable(field.value)) {
     text = refusalOf(field.value, {browser: "next_key_unsendable", door: "next_key_door"});

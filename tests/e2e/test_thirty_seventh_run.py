@@ -123,3 +123,20 @@ def test_a_keys_bracket_stays_with_it_on_the_line(page: Page, live_server: Any) 
         "parseFloat(getComputedStyle(document.getElementById('key-next')).lineHeight) || 20"
     )
     assert box is not None and box["height"] < 1.5 * line_height
+
+
+def test_a_key_typed_under_the_no_key_strategy_is_said_not_sent(
+    page: Page, live_server: Any
+) -> None:
+    """Run X: lesson 1, a key typed in the field while Key strategy (below the fold) was "no
+    key": two more charges marked "no key", the field still showing the key."""
+    import secrets
+
+    page.goto(f"{live_server.url}/lab/e2e-nu37n-{secrets.token_hex(4)}")
+    page.select_option("#key-strategy", "none")
+    line = page.locator("#key-next")
+    expect(line).to_have_text("Pay and Retry send no key.")
+    page.locator("#idempotency-key").fill("t1:u7:pay:order-42:v1")
+    expect(line).to_contain_text("Key strategy (in this column, below) is “no key”")
+    page.select_option("#key-strategy", "stable")
+    expect(line).not_to_contain_text("Key strategy")
