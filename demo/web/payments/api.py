@@ -117,9 +117,10 @@ def step() -> Response:
 
 @bp.post("/reset")
 def reset() -> Response:
-    """Empty the store, ledger and log (settings stay): 200 with the new state. It takes no
-    body (none, or ``{}``): 422 ``invalid-reset`` for a member, 400 for a body that is not
-    JSON, 415 for another media type, all before anything is emptied."""
+    """Empty the store, ledger and log, and the workspace's other labs with them, the clock
+    back to now (settings stay): 200 with the new state. It takes no body (none, or
+    ``{}``): 422 ``invalid-reset`` for a member, 400 for a body that is not JSON, 415 for
+    another media type, all before anything is emptied."""
     no_body(
         "invalid-reset", N_("Invalid reset"),
         N_("POST .../api/reset takes no body: send none, or {}. Settings go to PATCH "
