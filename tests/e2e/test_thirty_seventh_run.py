@@ -140,3 +140,21 @@ def test_a_key_typed_under_the_no_key_strategy_is_said_not_sent(
     expect(line).to_contain_text("Key strategy (in this column, below) is “no key”")
     page.select_option("#key-strategy", "stable")
     expect(line).not_to_contain_text("Key strategy")
+
+
+def test_lesson_1_achieved_by_hand_keeps_the_steps_of_the_key_it_holds(
+    page: Page, live_server: Any, open_link: Any
+) -> None:
+    """Run X: lesson 1 achieved with a stable key chosen by hand: the badge read "fix ON: a
+    stable key", its first step still "… with no key"."""
+    import secrets
+
+    open_link(page, f"{live_server.url}/lab/e2e-nu37d-{secrets.token_hex(4)}?lesson=double-click")
+    page.locator("#lesson [data-next-step]").click()  # the case: two charges, no key
+    expect(page.locator("#lesson li[data-check]").first).to_have_class("met", timeout=10_000)
+    page.select_option("#key-strategy", "stable")
+    page.locator("button[data-action='Double-submit']").first.click()
+    expect(page.locator("#lesson .achieved")).to_be_visible(timeout=10_000)
+    steps = page.locator("#lesson ol.lesson-steps")
+    expect(steps.get_by_text("with the same stable key").first).to_be_visible()
+    expect(steps.get_by_text("with no key")).to_be_hidden()
