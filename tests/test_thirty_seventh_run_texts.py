@@ -85,6 +85,8 @@ def test_dedup_ticked_on_the_first_case_starts_the_numbered_steps(
     first = steps[: steps.index("</li>")]
     assert "The lab still holds the first case's e-mails, sent before the fix" in first
     assert steps.count("Set Crash (once) to") == 1
+    # Run X: which settings a Reset keeps, said (Dedup did; the crash had fired).
+    assert "Reset the queue lab (it keeps the settings, Dedup too; a crash fires once" in first
     assert 'class="fix-steps"' not in html
 
 
@@ -194,3 +196,23 @@ def test_the_operations_chapters_end_points_to_the_retry_lab(
     html = client.get("/lab/nu37-chapter/natural", headers=EN).get_data(as_text=True)
     assert 'href="/lab/nu37-chapter/retries" data-next-chapter>Next chapter: Retries' in html
     assert "Chapter done: back to the payment lab" in html
+
+
+def test_the_simulator_lesson_run_with_the_fix_by_hand_shows_the_fixs_run(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run X: queue lesson 5 achieved with the idempotent consumer chosen in the simulator:
+    its steps still the case's, and its button "Apply the fix and run again"."""
+    from test_thirty_first_run_texts import _queue_card
+
+    queue, card = _queue_card(app, client, "nu37-sim", "delivery-semantics")
+    run = {"messages": 10000, "loss": 0.2, "ack_loss": 0.2, "seed": 42}
+    queue.simulate({"mode": "at_least_once", **run})
+    queue.simulate({"mode": "idempotent", **run})
+    html = card()
+    assert "Lesson achieved" in html
+    steps = html[html.index('<ol class="lesson-steps">') :]
+    steps = steps[: steps.index("</ol>")]
+    assert "In the simulator: at-least-once + idempotent consumer" in steps
+    assert "In the simulator: at-least-once, 10,000" not in steps
+    assert "Run again without the fix" in html and "Apply the fix and run again" not in html
