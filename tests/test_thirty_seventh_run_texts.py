@@ -216,3 +216,19 @@ def test_the_simulator_lesson_run_with_the_fix_by_hand_shows_the_fixs_run(
     assert "In the simulator: at-least-once + idempotent consumer" in steps
     assert "In the simulator: at-least-once, 10,000" not in steps
     assert "Run again without the fix" in html and "Apply the fix and run again" not in html
+
+
+def test_an_order_the_retry_client_charged_is_not_the_left_lessons(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run X: after the payment lessons, a retry lab run: the payment page said "the ledger
+    keeps order retry-6-… from “Send the receipt e-mail once”", a lesson that never made it."""
+    workspace = lab(app, "nu37-left")
+    workspace.open_lesson("email-once")
+    assert pay(client, workspace.id).status_code in (201, 502)
+    workspace.apply_scenario("lost-response-retry", lab="retries")
+    assert client.post("/lab/nu37-left/retries/api/run", json={}).status_code == 200
+    assert workspace.payments.requests()[-1].action == "Retry client"
+    path = section(page(client, workspace.id, EN), "path")
+    assert "from the retry lab's client" in path
+    assert "from “Send the receipt e-mail once”" not in path
