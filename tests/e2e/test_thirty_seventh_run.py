@@ -158,3 +158,20 @@ def test_lesson_1_achieved_by_hand_keeps_the_steps_of_the_key_it_holds(
     steps = page.locator("#lesson ol.lesson-steps")
     expect(steps.get_by_text("with the same stable key").first).to_be_visible()
     expect(steps.get_by_text("with no key")).to_be_hidden()
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_long_order_id_keeps_the_ledger_inside_its_card(
+    page: Page, live_server: Any, width: int
+) -> None:
+    """Run X: a 64-character order id (the field's most) pushed the ledger's Key column past
+    the card's right edge, where it was cut off."""
+    import secrets
+
+    page.set_viewport_size({"width": width, "height": 844})
+    page.goto(f"{live_server.url}/lab/e2e-nu37l-{secrets.token_hex(4)}")
+    page.locator("#order-id").fill("o" * 64)
+    page.get_by_role("button", name="Pay", exact=True).click()
+    expect(page.locator("#ledger td.order")).to_have_text("o" * 64)
+    ledger = page.locator("#ledger")
+    assert ledger.evaluate("el => el.scrollWidth <= el.clientWidth + 1")
