@@ -91,11 +91,14 @@ class Scenario:
 
     def switch(self) -> str:
         """The form's switch that holds the fix, for the page to follow as it moves:
-        ``"same_key=on"`` (the box ticked), ``"retry_on=!400"`` (that box cleared); empty
-        for a fix of several members or of the storm form, but for its one box, the retry
-        budget (``"budget=on"``)."""
+        ``"same_key=on"`` (the box ticked), ``"retry_on=!400"`` (that box cleared), the
+        storm's Strategy menu (``"strategy=all|full_jitter"``: the fix's choice, or the
+        watched one alone, as :meth:`holds_fix` counts them) or its retry budget box
+        (``"budget=on"``); empty for a fix of several members."""
         if not self.fix_policy and list(self.fix_storm) == ["budget"]:
             return "budget=on"
+        if not self.fix_policy and list(self.fix_storm) == ["strategy"]:
+            return "strategy=" + "|".join(filter(None, (self.fix_storm["strategy"], self.watch)))
         if len(self.fix_policy) != 1:
             return ""
         ((member, want),) = self.fix_policy.items()
@@ -107,13 +110,15 @@ class Scenario:
         return ""
 
     def switch_control(self) -> tuple[str, str] | None:
-        """The form's box that :meth:`switch` names, as the page finds it:
-        ``(selector, "checked" | "unchecked")``, the state that holds the fix; ``None``
-        when there is no one switch."""
+        """The form's control that :meth:`switch` names, as the page finds it:
+        ``(selector, "checked" | "unchecked")``, the state that holds the fix, or a menu's
+        choices that do (``"all|full_jitter"``); ``None`` when there is no one switch."""
         member, _, want = self.switch().partition("=")
         if not member:
             return None
         form = "#storm-form" if member in self.fix_storm else "#policy-form"
+        if member == "strategy":
+            return f"{form} select[name='{member}']", want
         if want.startswith("!"):
             return f"{form} input[name='{member}'][value='{want[1:]}']", "unchecked"
         return f"{form} input[name='{member}']", "checked"

@@ -28,13 +28,14 @@ export function showHeld(badge, holds) {
 
 // Whether the page control a badge names (data-switch) holds the fix now: a box ticked
 // or cleared (data-holds "checked", "unchecked"), or a choice made (the payment lab's key
-// strategy: "stable"). null when the page has no such control.
+// strategy: "stable"; the storm's Strategy: "all|full_jitter", either). null when the page
+// has no such control.
 function holdsNow(badge) {
   const control = document.querySelector(badge.dataset.switch);
   if (!control) return null;
   const want = badge.dataset.holds;
   if (control.type === "checkbox") return control.checked === (want === "checked");
-  return control.value === want;
+  return want.split("|").includes(control.value); // a menu: any of the choices that hold it
 }
 
 // Every lab's card: the badge, and the steps it turns, follow the fix's switch as it

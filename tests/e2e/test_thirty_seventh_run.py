@@ -175,3 +175,19 @@ def test_a_long_order_id_keeps_the_ledger_inside_its_card(
     expect(page.locator("#ledger td.order")).to_have_text("o" * 64)
     ledger = page.locator("#ledger")
     assert ledger.evaluate("el => el.scrollWidth <= el.clientWidth + 1")
+
+
+def test_the_jitter_badge_follows_the_storms_strategy(page: Page, live_server: Any) -> None:
+    """Run X: retry lesson 4, the storm form's Strategy set to full_jitter: the badge stayed
+    "fix OFF: no jitter" until Storm was pressed (lesson 1's follows its box at once)."""
+    from test_retries_browser import open_retries
+
+    open_retries(page, live_server, "?lesson=jitter")
+    badge = page.locator("#lesson .fix-state")
+    menu = page.locator("#storm-form select[name='strategy']")
+    expect(badge).to_have_text("fix OFF: no jitter")
+    for choice in ("full_jitter", "all"):
+        menu.select_option(choice)
+        expect(badge).to_have_text("fix ON: full jitter (set by hand)")
+    menu.select_option("exponential")
+    expect(badge).to_have_text("fix OFF: no jitter")
