@@ -218,11 +218,17 @@ def parse_charge(body: bytes) -> ChargeRequest:
         errors["order_id"] = _order_id_problem(order_id)
 
     amount = value.get("amount")
-    if amount is None or (isinstance(amount, str) and not amount.strip()):
-        # Missing, or the page's Amount field left empty.
+    if amount is None:
         errors["amount"] = N_(
             "is required: a whole number in minor units, such as 100000 (VND has no decimals: "
             "its minor unit is 1 VND)"
+        )
+    elif isinstance(amount, str) and not amount.strip():
+        # The page's Amount field: left empty, or holding a number the browser cannot read
+        # (1e400), which a number field gives as "" (run X: "is required" under a number).
+        errors["amount"] = N_(
+            "is empty, or holds a number the browser could not read (such as 1e400): type a "
+            "whole number in minor units, such as 100000"
         )
     elif isinstance(amount, float) and not 1 <= amount <= MAX_AMOUNT:
         # Out of range first: a browser sends a huge integer typed in a number field as a
