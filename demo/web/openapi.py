@@ -327,7 +327,9 @@ def _api() -> dict[str, Any]:
         "/lab/{lab_id}/api/reset": {
             "parameters": [LAB_ID],
             "post": _lab(
-                "Empty the lab; keep the settings (no body, or {})", {"200": state, **bad_body}
+                "Empty the workspace's labs, the clock back to now; keep the settings (no body, "
+                "or {})",
+                {"200": state, **bad_body},
             ),
         },
     }
