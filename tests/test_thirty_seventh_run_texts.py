@@ -232,3 +232,17 @@ def test_an_order_the_retry_client_charged_is_not_the_left_lessons(
     path = section(page(client, workspace.id, EN), "path")
     assert "from the retry lab's client" in path
     assert "from “Send the receipt e-mail once”" not in path
+
+
+def test_the_decline_card_changed_by_hand_names_its_second_case(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run Y: lesson 9, the 402 replayed, then Gateway declines unticked by hand: the card
+    said only that its settings were changed, with no word of the second case's button."""
+    workspace = lab(app, "nu37-decline")
+    workspace.open_lesson("decline")
+    workspace.payments.update_settings({"gateway_decline": False})
+    card = section(page(client, workspace.id, EN), "lesson")
+    assert "were changed by hand since this case set them" in card
+    assert "For the second case, press Try the second case" in card
+    assert "Thử trường hợp thứ hai: nó đặt thiết lập" in page(client, workspace.id, VI)

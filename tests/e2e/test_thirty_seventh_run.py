@@ -137,7 +137,7 @@ def test_a_key_typed_under_the_no_key_strategy_is_said_not_sent(
     line = page.locator("#key-next")
     expect(line).to_have_text("Pay and Retry send no key.")
     page.locator("#idempotency-key").fill("t1:u7:pay:order-42:v1")
-    expect(line).to_contain_text("Key strategy (in this column, below) is “no key”")
+    expect(line).to_contain_text("Key strategy (in this column, under The server) is “no key”")
     page.select_option("#key-strategy", "stable")
     expect(line).not_to_contain_text("Key strategy")
 
