@@ -175,7 +175,7 @@ def test_a_chapters_end_points_to_the_next_chapter(app: Flask, client: FlaskClie
     html = client.get(f"{LAB}/retries", headers=EN).get_data(as_text=True)
     done = html[html.index('class="all-done"') :]
     done = done[: done.index("</p>")]
-    assert f'href="{LAB}/queue"' in done and "Next chapter: Queue" in done
+    assert f'href="{LAB}/queue?lesson=redelivery"' in done and "Next chapter: Queue" in done
     vi = client.get(f"{LAB}/retries", headers=VI).get_data(as_text=True)
     assert "Chương tiếp theo: Hàng đợi" in vi
 
@@ -194,7 +194,7 @@ def test_the_operations_chapters_end_points_to_the_retry_lab(
         for check in LESSONS[name].checks:
             workspace.progress.get(name).met_at[check.id] = 1.0
     html = client.get("/lab/nu37-chapter/natural", headers=EN).get_data(as_text=True)
-    assert 'href="/lab/nu37-chapter/retries" data-next-chapter>Next chapter: Retries' in html
+    assert 'href="/lab/nu37-chapter/retries?lesson=retry-policy" data-next-chapter>' in html
     assert "Chapter done: back to the payment lab" in html
 
 

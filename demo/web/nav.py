@@ -75,11 +75,23 @@ def next_chapter(lab: str) -> LabPage | None:
     return LAB_PAGES[at] if at < len(LAB_PAGES) else None
 
 
+def next_chapter_link(lab: str, lab_id: str, achieved: set[str]) -> tuple[str, str] | None:
+    """``(title, url)`` of :func:`next_chapter`'s page, opening its first lesson not in
+    ``achieved`` (a link's ``?lesson=``; run Y landed in free play and had to press Start),
+    or the page alone when all are; ``None`` after the last chapter."""
+    after = next_chapter(lab)
+    if after is None:
+        return None
+    left = [name for name, lesson in LESSONS.items() if lesson.lab == after.lab]
+    first = next((name for name in left if name not in achieved), None)
+    return after.title, after.url(lab_id, **({"lesson": first} if first else {}))
+
+
 def register(app: Flask) -> None:
     """Give every template ``LAB_PAGES`` (the header's lab switcher reads it), ``PAGES``
     (one lab's page by name: ``PAGES.payments.url(lab.id)``), :func:`lesson_number`
-    (a scenario's card offers its lesson) and :func:`next_chapter`."""
+    (a scenario's card offers its lesson) and :func:`next_chapter_link`."""
     app.jinja_env.globals["LAB_PAGES"] = LAB_PAGES
     app.jinja_env.globals["PAGES"] = PAGES
     app.jinja_env.globals["lesson_number"] = lesson_number
-    app.jinja_env.globals["next_chapter"] = next_chapter
+    app.jinja_env.globals["next_chapter_link"] = next_chapter_link
