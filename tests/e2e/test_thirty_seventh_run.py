@@ -191,3 +191,19 @@ def test_the_jitter_badge_follows_the_storms_strategy(page: Page, live_server: A
         expect(badge).to_have_text("fix ON: full jitter (set by hand)")
     menu.select_option("exponential")
     expect(badge).to_have_text("fix OFF: no jitter")
+
+
+def test_the_ledger_and_store_fit_a_phones_cards(page: Page, live_server: Any) -> None:
+    """Run Y: on a 390 px phone the ledger's and the store's tables were wider than their
+    cards (403 px in 362), the key cut at the card's edge with no sign it scrolls."""
+    import secrets
+
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server.url}/lab/e2e-nu37p-{secrets.token_hex(4)}")
+    page.get_by_role("button", name="Pay", exact=True).click()
+    expect(page.locator("#ledger tbody tr")).to_have_count(1)
+    page.get_by_role("button", name="Retry with a new key", exact=True).click()
+    expect(page.locator("#ledger tbody tr")).to_have_count(2)
+    expect(page.locator("#store tr[data-key]")).to_have_count(2)
+    for card in ("#ledger", "#store"):
+        assert page.locator(card).evaluate("el => el.scrollWidth <= el.clientWidth + 1"), card
