@@ -125,11 +125,15 @@ def test_a_second_tabs_scenario_menu_follows_a_lesson_opened_elsewhere(
     expect(tab_b.locator("#scenario-select")).to_have_value("none")
     tab_a.goto(f"{url}/natural?lesson=set-vs-add")
     expect(tab_a.locator("#natural-lesson")).to_have_attribute("data-lesson", "set-vs-add")
-    tab_b.evaluate(
-        """() => { const poll = document.getElementById("natural-poll");
-        htmx.ajax("GET", poll.getAttribute("hx-get"),
-                  {target: "#natural-pixel", swap: "outerHTML"}); }"""
-    )
+    # The poll brings another case than this page showed: the lab started afresh, and the
+    # page loads again to say so (js/panels.js). Waited for, not raced: on a loaded machine
+    # the reload outlasted the assertions' 5 s (seen twice).
+    with tab_b.expect_navigation(timeout=30_000):
+        tab_b.evaluate(
+            """() => { const poll = document.getElementById("natural-poll");
+            htmx.ajax("GET", poll.getAttribute("hx-get"),
+                      {target: "#natural-pixel", swap: "outerHTML"}); }"""
+        )
     expect(tab_b.locator("#natural-lesson")).to_have_attribute("data-lesson", "set-vs-add")
     expect(tab_b.locator("#scenario-select")).to_have_value("set-vs-add")
     # Each tab closed on its own first: closing the context with a background tab's poll
