@@ -14,7 +14,7 @@ from typing import Any
 from flask import Flask, url_for
 
 from ..engine.text import N_
-from ..lessons import LESSONS, chapter_of
+from ..lessons import CHAPTERS, LESSONS, chapter_of
 from ..natural.scenarios import SCENARIOS as NATURAL_SCENARIOS
 from ..payments.scenarios import SCENARIOS as PAYMENT_SCENARIOS
 from ..queue.scenarios import SCENARIOS as QUEUE_SCENARIOS
@@ -82,8 +82,7 @@ def next_chapter_link(lab: str, lab_id: str, achieved: set[str]) -> tuple[str, s
     after = next_chapter(lab)
     if after is None:
         return None
-    left = [name for name, lesson in LESSONS.items() if lesson.lab == after.lab]
-    first = next((name for name in left if name not in achieved), None)
+    first = next((each.name for each in CHAPTERS[after.lab] if each.name not in achieved), None)
     return after.title, after.url(lab_id, **({"lesson": first} if first else {}))
 
 
