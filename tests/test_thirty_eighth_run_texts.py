@@ -6,7 +6,7 @@ import re
 
 from flask import Flask
 from flask.testing import FlaskClient
-from test_newcomer_texts import EN, lab
+from test_newcomer_texts import EN, VI, lab
 
 
 def test_the_operations_chapter_end_leads_on_to_the_next_chapter(
@@ -26,3 +26,15 @@ def test_the_operations_chapter_end_leads_on_to_the_next_chapter(
     primary = re.findall(r'<a class="button primary[^"]*" href="([^"]+)"', html)
     assert primary == ["/lab/nu38-chapter/retries?lesson=retry-policy"]
     assert html.index("data-next-chapter") < html.index("data-chapter-done")
+
+
+def test_the_simulator_says_its_mode_leaves_the_queue_settings(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run Y: queue lesson 5, the idempotent consumer chosen in the simulator, then
+    looked for the Dedup switch in Settings to be on: the simulator is its own model."""
+    lab(app, "nu38-sim")
+    en = client.get("/lab/nu38-sim/queue", headers=EN).get_data(as_text=True)
+    assert "its Mode leaves the queue's Settings (Dedup included) as they are" in en
+    vi = client.get("/lab/nu38-sim/queue", headers=VI).get_data(as_text=True)
+    assert "Chế độ ở đây giữ nguyên Thiết lập của hàng đợi (cả Dedup)" in vi
