@@ -38,3 +38,18 @@ def test_the_simulator_says_its_mode_leaves_the_queue_settings(
     assert "its Mode leaves the queue's Settings (Dedup included) as they are" in en
     vi = client.get("/lab/nu38-sim/queue", headers=VI).get_data(as_text=True)
     assert "Chế độ ở đây giữ nguyên Thiết lập của hàng đợi (cả Dedup)" in vi
+
+
+def test_the_outbox_story_tells_the_first_case_only(app: Flask, client: FlaskClient) -> None:
+    """Run Y: queue lesson 4's story, over the first case, told of the relay's crash that
+    only the fix's run has; that crash is told with the fix now."""
+    from demo.queue.scenarios import SCENARIOS
+
+    outbox = SCENARIOS["outbox"]
+    assert "relay" not in outbox.story
+    assert "crashes the relay" in outbox.fix_text
+    workspace = lab(app, "nu38-outbox")
+    workspace.open_lesson("outbox")
+    html = client.get("/lab/nu38-outbox/queue", headers=EN).get_data(as_text=True)
+    story = html.split('<p class="story">', 1)[1].split("</p>", 1)[0]
+    assert "sends again." in story and "relay" not in story

@@ -154,15 +154,15 @@ SCENARIOS: dict[str, Scenario] = {
             title=N_("The crash window, and the outbox"),
             story=N_(
                 "Dedup is on, and the worker crashes between the e-mail and its dedup "
-                "record. The redelivery finds no record and sends again. With the fix, the "
-                "relay then crashes after sending, before marking the row sent."
+                "record. The redelivery finds no record and sends again."
             ),
             settings={"dedup": True, "crash_at": "after_effect"},
             fix={"outbox": True, "provider_dedup": True},
             fix_text=N_(
                 "Write the e-mail to the outbox in the same atomic step as the dedup "
                 "record, and let the relay pass a stable message id the provider "
-                "dedups on."
+                "dedups on. The fix's run then crashes the relay too, after sending and "
+                "before marking the row sent: still one e-mail."
             ),  # fmt: skip
             clicks=(("enqueue", EXAMPLE), ("work", None), PAST_TIMEOUT, ("work", None)),
             # The relay's crash only with the fix: without the outbox there is no relay.
