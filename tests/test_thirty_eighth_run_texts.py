@@ -53,3 +53,26 @@ def test_the_outbox_story_tells_the_first_case_only(app: Flask, client: FlaskCli
     html = client.get("/lab/nu38-outbox/queue", headers=EN).get_data(as_text=True)
     story = html.split('<p class="story">', 1)[1].split("</p>", 1)[0]
     assert "sends again." in story and "relay" not in story
+
+
+def test_a_read_only_replay_speaks_of_its_history_not_of_a_next_request(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run Y: a read-only replay said "A Retry from here … would replay" and "Settings now,
+    for the next request" where no request can be sent."""
+    from test_advice_stays_true import pay
+    from test_newcomer_texts import page, section
+
+    workspace = lab(app, "nu38-export")
+    assert pay(client, workspace.id).status_code == 201
+    live = section(page(client, workspace.id, EN), "explain")
+    assert "A Retry from here sends the same key and body" in live
+    assert "Settings now, for the next request:" in live
+    exported = client.get(f"/lab/{workspace.id}/history.json").data
+    answer = client.post("/replay", data=exported, content_type="application/json")
+    replay_id = answer.headers["Location"].rsplit("/", 1)[1]
+    shown = section(page(client, replay_id, EN), "explain")
+    assert "A Retry from here sends" not in shown and "for the next request" not in shown
+    assert "a Retry from here would have replayed this response" in shown
+    assert "Settings at the end of this history:" in shown
+    assert "Thiết lập ở cuối lịch sử này:" in section(page(client, replay_id, VI), "explain")
