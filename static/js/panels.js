@@ -119,7 +119,7 @@ function startPanels() {
     afresh = sessionStorage.getItem(AFRESH);
     sessionStorage.removeItem(AFRESH);
   } catch (e) { /* storage off */ }
-  if (afresh) showNotice(t("started_afresh"), false);
+  if (afresh) showNotice(t("started_afresh")); // on screen: presenter mode put it below (run Y)
 }
 
 // The lab clock's line beside its buttons follows the panels (+1 h / +25 h, Reset): the

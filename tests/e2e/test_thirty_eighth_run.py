@@ -1,0 +1,35 @@
+"""The thirty-eighth session's fixes, in a real browser at 1280×720."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, expect
+from test_presenter_proof import PROJECTOR
+
+pytestmark = pytest.mark.e2e
+
+
+def test_the_started_afresh_notice_is_on_screen_in_presenter_mode(
+    browser: Browser, live_server: Any, open_link: Any
+) -> None:
+    """Run Y: in presenter mode, the notice that another tab started the lab afresh sat
+    under the order form's buttons, below the projector's bottom edge."""
+    context = browser.new_context(viewport=PROJECTOR)
+    first, second = context.new_page(), context.new_page()
+    try:
+        url = f"{live_server.url}/lab/e2e-nu38-afresh-{secrets.token_hex(4)}"
+        first.goto(f"{url}?present=1")
+        first.get_by_role("button", name="Pay", exact=True).click()
+        expect(first.locator("#explain .headline")).to_contain_text("CHARGED")
+        open_link(second, f"{url}?lesson=race")
+        first.bring_to_front()
+        first.locator("#panels").evaluate("() => htmx.trigger(document.body, 'lab-refresh')")
+        expect(first.locator("#lesson-title")).to_contain_text("race", timeout=20_000)
+        notice = first.locator("#notice")
+        expect(notice).to_contain_text("so the lab started afresh")
+        expect(notice).to_be_in_viewport(ratio=0.95)  # sub-pixel edges
+    finally:
+        context.close()
