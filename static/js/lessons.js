@@ -1,7 +1,7 @@
 // The lessons: "Next step", the scenario's buttons pressed by name (js/autorun.js presses
 // them for a link's "Run the steps").
-import { byId, t, showNotice } from "./page.js";
-import { valueOf, chargesInFlight } from "./requests.js";
+import { byId, t, showNotice, valueOf } from "./page.js";
+import { chargesInFlight } from "./requests.js";
 import { stepNextLane } from "./stepping.js";
 
 // The scenario's actions by name, as "Next step" and the autorun press them: real clicks

@@ -91,3 +91,13 @@ export function showKeepingKeys(el, text, keys) {
   if (done < text.length) nodes.push(text.slice(done));
   el.replaceChildren(...nodes);
 }
+
+// An input's value as JSON: a boolean for a checkbox, a number for a numeric input.
+export function valueOf(input, value) {
+  if (!input) return value;
+  if (input.type === "checkbox") return input.checked;
+  const numeric = input.type === "number" || input.type === "range" || input.dataset.json === "number";
+  const number = Number(value);
+  // Send what the user typed: 100000.5 goes as a number so the server can say why it is refused.
+  return numeric && String(value).trim() !== "" && isFinite(number) ? number : value;
+}

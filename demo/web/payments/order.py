@@ -14,7 +14,7 @@ KEY_TEMPLATE = "t1:u7:pay:order-{order}:v1"
 def intent_key(order_id: str) -> str:
     """The idempotency key the page derives for paying ``order_id``: one intent, one key.
     A character of the order id outside printable ASCII is percent-encoded (UTF-8), as
-    js/requests.js does: ``đơn-1`` → ``order-%C4%91%C6%A1n-1``, a key any HTTP header
+    js/key-field.js does: ``đơn-1`` → ``order-%C4%91%C6%A1n-1``, a key any HTTP header
     carries (a key the page builds must always be sendable). A comma too (``a,b`` →
     ``order-a%2Cb``): the server refuses a key holding one (charges.parse_idempotency_key)."""
     part = "".join(c if "!" <= c <= "~" and c != "," else quote(c, safe="") for c in order_id)
