@@ -76,3 +76,17 @@ def test_a_read_only_replay_speaks_of_its_history_not_of_a_next_request(
     assert "a Retry from here would have replayed this response" in shown
     assert "Settings at the end of this history:" in shown
     assert "Thiết lập ở cuối lịch sử này:" in section(page(client, replay_id, VI), "explain")
+
+
+def test_the_mailbox_and_outbox_break_a_key_at_its_colons(app: Flask, client: FlaskClient) -> None:
+    """Presenter mode cut the mailbox's key mid-word ("invoice:43:ema" / "il"), as the
+    payment lab's ledger and store do not: a key breaks after its colons first."""
+    workspace = lab(app, "nu38-keys")
+    workspace.open_lesson("outbox")
+    workspace.apply_scenario("outbox", fixed=True, lab="queue")
+    workspace.queue.play("outbox", fixed=True)
+    html = client.get("/lab/nu38-keys/queue", headers=EN).get_data(as_text=True)
+    mailbox = html.split('id="mailbox"', 1)[1].split("</section>", 1)[0]
+    outbox = html.split('id="outbox-title"', 1)[1].split("</section>", 1)[0]
+    for table in (mailbox, outbox):
+        assert '<code title="invoice:42:email">invoice:<wbr>42:<wbr>email</code>' in table
