@@ -102,6 +102,19 @@ def test_the_locks_hint_follows_the_switch(page: Page, live_server: Any, errors:
     expect(on).to_be_hidden()
 
 
+def start_afresh_elsewhere(
+    first: Page, second: Page, open_link: Any, url: str, link: str, query: str = ""
+) -> None:
+    """``first`` charges once at ``url`` (``query``: its own link's), then ``second`` opens
+    ``url + link`` (a lesson or scenario: the lab starts afresh), and ``first`` redraws."""
+    first.goto(url + query)
+    first.get_by_role("button", name="Pay", exact=True).click()
+    expect(first.locator("#explain .headline")).to_contain_text("CHARGED")
+    open_link(second, url + link)
+    first.bring_to_front()
+    first.locator("#panels").evaluate("() => htmx.trigger(document.body, 'lab-refresh')")
+
+
 def test_a_lab_started_afresh_from_another_tab_says_so(
     browser: Browser, live_server: Any, open_link: Any
 ) -> None:
@@ -111,12 +124,7 @@ def test_a_lab_started_afresh_from_another_tab_says_so(
     first, second = context.new_page(), context.new_page()
     try:
         url = f"{live_server.url}/lab/e2e-nu14-afresh-{secrets.token_hex(4)}"
-        first.goto(url)
-        first.get_by_role("button", name="Pay", exact=True).click()
-        expect(first.locator("#explain .headline")).to_contain_text("CHARGED")
-        open_link(second, f"{url}?scenario=race")
-        first.bring_to_front()
-        first.locator("#panels").evaluate("() => htmx.trigger(document.body, 'lab-refresh')")
+        start_afresh_elsewhere(first, second, open_link, url, "?scenario=race")
         expect(first.locator("#lesson-title")).to_contain_text("Scenario", timeout=20_000)
         expect(first.locator("#notice")).to_have_text(
             "Another tab (or client) opened a lesson or scenario in this lab, so the lab "

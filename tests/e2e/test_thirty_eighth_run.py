@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, expect
+from test_fourteenth_run import start_afresh_elsewhere
 from test_presenter_proof import PROJECTOR
 
 pytestmark = pytest.mark.e2e
@@ -21,12 +22,7 @@ def test_the_started_afresh_notice_is_on_screen_in_presenter_mode(
     first, second = context.new_page(), context.new_page()
     try:
         url = f"{live_server.url}/lab/e2e-nu38-afresh-{secrets.token_hex(4)}"
-        first.goto(f"{url}?present=1")
-        first.get_by_role("button", name="Pay", exact=True).click()
-        expect(first.locator("#explain .headline")).to_contain_text("CHARGED")
-        open_link(second, f"{url}?lesson=race")
-        first.bring_to_front()
-        first.locator("#panels").evaluate("() => htmx.trigger(document.body, 'lab-refresh')")
+        start_afresh_elsewhere(first, second, open_link, url, "?lesson=race", "?present=1")
         expect(first.locator("#lesson-title")).to_contain_text("race", timeout=20_000)
         notice = first.locator("#notice")
         expect(notice).to_contain_text("so the lab started afresh")
