@@ -90,3 +90,34 @@ def test_the_mailbox_and_outbox_break_a_key_at_its_colons(app: Flask, client: Fl
     outbox = html.split('id="outbox-title"', 1)[1].split("</section>", 1)[0]
     for table in (mailbox, outbox):
         assert '<code title="invoice:42:email">invoice:<wbr>42:<wbr>email</code>' in table
+
+
+def test_lesson_5_by_hand_waits_for_the_paused_requests_before_new_order(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run Z: lesson 5, the Lock ticked by hand, A run to its end while B was still paused:
+    step 1 said "order 43 was paid already: press New order first", which would have left
+    B behind mid-run."""
+    from test_newcomer_texts import page, section
+    from test_step_mode import KEY, quiet, requests
+
+    from demo.lessons import LESSONS, Progress
+
+    workspace = lab(app, "nu38-slow")
+    workspace.open_lesson("slow-motion")
+    first = LESSONS["slow-motion"].checks[0].id
+    workspace.progress["slow-motion"] = Progress({first: 0.0})
+    assert client.patch(f"/lab/{workspace.id}/api/settings", json={"lock": True}).status_code == 200
+    with requests(workspace, 2):
+        a = next(p for p in quiet(workspace) if p["label"] == "A")
+        workspace.payments.stepper.step(a["request"], to_end=True)
+        quiet(workspace)
+        assert any(c.idempotency_key == KEY[0] for c in workspace.payments.gateway.ledger())
+        card = section(page(client, workspace.id, EN), "lesson")
+        assert "first let the paused requests finish" in card
+        assert "was paid already" not in card
+        assert "trước hết hãy để các yêu cầu đang tạm dừng chạy xong" in section(
+            page(client, workspace.id, VI), "lesson"
+        )
+    card = section(page(client, workspace.id, EN), "lesson")
+    assert "order 42 was paid already: press New order first" in card
