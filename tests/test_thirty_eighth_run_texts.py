@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from test_newcomer_texts import EN, VI, lab
@@ -121,3 +122,28 @@ def test_lesson_5_by_hand_waits_for_the_paused_requests_before_new_order(
         )
     card = section(page(client, workspace.id, EN), "lesson")
     assert "order 42 was paid already: press New order first" in card
+
+
+@pytest.mark.parametrize(
+    ("lesson", "en", "vi"),
+    [
+        ("double-click", "(Key strategy: stable key per intent)", "(Cách tạo key: key ổn định"),
+        (
+            "decline",
+            "By hand: untick Gateway declines cards, press New order, then Gateway error in "
+            "the Failure lab.",
+            "Tự tay: bỏ chọn Gateway từ chối thẻ, bấm Đơn hàng mới, rồi bấm Lỗi gateway",
+        ),
+    ],
+)
+def test_a_fix_set_by_hand_names_its_controls(
+    app: Flask, client: FlaskClient, lesson: str, en: str, vi: str
+) -> None:
+    """Run Z: lesson 1's fix said "Send a stable key per intent" and lesson 9's second case
+    "Switch to a transport failure", naming none of the controls that do it by hand."""
+    from test_newcomer_texts import page, section
+
+    workspace = lab(app, f"nu38-hand-{lesson}")
+    workspace.open_lesson(lesson)
+    assert en in section(page(client, workspace.id, EN), "lesson")
+    assert vi in section(page(client, workspace.id, VI), "lesson")

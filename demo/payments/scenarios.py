@@ -24,7 +24,10 @@ SCENARIOS: dict[str, Scenario] = {
                 "Without a key the server cannot tell a duplicate from a second payment, so each "
                 "request charges."
             ),
-            N_("Send a stable key per intent: the second request then waits and replays."),
+            N_(
+                "Send a stable key per intent (Key strategy: stable key per intent): the second "
+                "request then waits and replays."
+            ),
             ("Double-submit",),
             client={"key_strategy": "none"},
             fix_client={"key_strategy": "stable"},
@@ -282,7 +285,8 @@ SCENARIOS: dict[str, Scenario] = {
             ),
             N_(
                 "Switch to a transport failure: the gateway fails once before charging, then the "
-                "retry charges."
+                "retry charges. By hand: untick Gateway declines cards, press New order, then "
+                "Gateway error in the Failure lab."
             ),
             ("Pay", "Retry"),
             settings={"gateway_decline": True},
@@ -377,11 +381,7 @@ SCENARIOS: dict[str, Scenario] = {
                 "and send it once per key (email_sent(key))."
             ),
             ("Pay", "Retry"),
-            settings={
-                "fault": "crash_after_charge",
-                "recovery": "downstream_key",
-                "email": "inline",
-            },
+            settings=dict(fault="crash_after_charge", recovery="downstream_key", email="inline"),
             fix={"fault": "crash_after_charge", "recovery": "downstream_key", "email": "outbox"},
             fix_badges=(N_("fix OFF: e-mail sent inline"), N_("fix ON: an outbox")),
             fix_steps=(
