@@ -147,3 +147,24 @@ def test_a_fix_set_by_hand_names_its_controls(
     workspace.open_lesson(lesson)
     assert en in section(page(client, workspace.id, EN), "lesson")
     assert vi in section(page(client, workspace.id, VI), "lesson")
+
+
+def test_queue_lesson_6_by_hand_starts_afresh_first(app: Flask, client: FlaskClient) -> None:
+    """Run Z: queue lesson 6, Max attempts set to 3 by hand after the case: the steps began
+    again at Enqueue, which would have added a second poison message to the first (still
+    in the queue, no e-mail sent, so the e-mails' note stayed away)."""
+    workspace = lab(app, "nu38-poison")
+    workspace.open_lesson("poison-message")
+    workspace.queue.play("poison-message")
+    url = "/lab/nu38-poison/queue"
+    note = "The lab still holds the first case's messages, sent before the fix"
+    assert note not in client.get(url, headers=EN).get_data(as_text=True)
+    workspace.queue.update_settings({"max_attempts": 3})
+    html = client.get(url, headers=EN).get_data(as_text=True)
+    steps = html.split('<ol class="lesson-steps">', 1)[1]
+    assert steps.startswith(f'<li class="by-hand-note">{note}')
+    assert "Lab vẫn giữ các message của trường hợp thứ nhất" in client.get(
+        url, headers=VI
+    ).get_data(as_text=True)
+    workspace.queue.reset()  # afresh: nothing from before the fix
+    assert note not in client.get(url, headers=EN).get_data(as_text=True)

@@ -4,13 +4,14 @@ view, the sequence diagram, the simulator's chart, and the chapter's lessons."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from flask import current_app
 
 from ...engine.text import N_, Text
 from ...lessons import CHAPTERS, Lesson
+from ...queue.entries import WorkEntry
 from ...queue.explain import explain
 from ...queue.jobs import EXAMPLE
 from ...queue.scenarios import NEXT_JOB, POISON_JOB, SCENARIOS, Scenario
@@ -72,10 +73,7 @@ def panels_context(lab: Workspace) -> dict[str, Any]:
         "fixed": queue.fixed,
         "played": queue.played,
         "left_steps": queue.left,
-        # E-mails sent before the fix was ticked by hand: the steps with it, done on top,
-        # only add to them (the card says to start afresh first).
-        "before_fix": queue.scenario is not None
-        and any(e.emails and not queue.scenario.holds_fix(e.settings) for e in entries),
+        "before_fix": _before_fix(queue.scenario, entries, state["messages"]),
         "rearm": _rearm(queue.scenario),
         **_crashes_seen(queue.scenario, entries),
         "messages": _messages(state["messages"], state["now"])[-TABLE_ROWS:],
@@ -220,3 +218,22 @@ def _rearm(scenario: Scenario | None) -> Text | None:
     if crash is None or crash == "none":
         return None
     return crash_step(crash)
+
+
+def _before_fix(
+    scenario: Scenario | None, entries: Sequence[WorkEntry], messages: Sequence[Mapping[str, Any]]
+) -> str:
+    """What the lab still holds from before the fix was set by hand: ``"emails"`` (sent),
+    ``"messages"`` (one still in the queue, ready or in flight: a poison message), or
+    ``""``. The fix's steps, done on top, only add to it: the card says to start afresh
+    first (run Z followed the steps and enqueued a second poison message)."""
+    if scenario is None:
+        return ""
+    before = [e for e in entries if not scenario.holds_fix(e.settings)]
+    if any(e.emails for e in before):
+        return "emails"
+    sent = {e.message_id for e in before if e.action != "work"}
+    waiting = any(
+        m["message_id"] in sent and m["state"] in ("ready", "in_flight") for m in messages
+    )
+    return "messages" if waiting else ""
