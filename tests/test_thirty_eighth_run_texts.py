@@ -168,3 +168,17 @@ def test_queue_lesson_6_by_hand_starts_afresh_first(app: Flask, client: FlaskCli
     ).get_data(as_text=True)
     workspace.queue.reset()  # afresh: nothing from before the fix
     assert note not in client.get(url, headers=EN).get_data(as_text=True)
+
+
+def test_the_pixel_fix_step_counts_views_on_top_of_the_first_case(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run Z: operations lesson 4, the window set by hand after the case: the step said
+    "two views" while the counter read 5, the first case's three kept."""
+    workspace = lab(app, "nu38-pixel")
+    workspace.open_lesson("tracking-pixel")
+    workspace.apply_scenario("tracking-pixel", fixed=True, lab="natural")
+    en = client.get("/lab/nu38-pixel/natural", headers=EN).get_data(as_text=True)
+    assert "Prefetch it: two more views (the counter keeps any from before)" in en
+    vi = client.get("/lab/nu38-pixel/natural", headers=VI).get_data(as_text=True)
+    assert "thêm hai lượt xem (bộ đếm giữ các lượt từ trước)" in vi
