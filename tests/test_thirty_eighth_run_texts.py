@@ -182,3 +182,25 @@ def test_the_pixel_fix_step_counts_views_on_top_of_the_first_case(
     assert "Prefetch it: two more views (the counter keeps any from before)" in en
     vi = client.get("/lab/nu38-pixel/natural", headers=VI).get_data(as_text=True)
     assert "thêm hai lượt xem (bộ đếm giữ các lượt từ trước)" in vi
+
+
+def test_the_ledger_marks_the_retry_clients_charges(app: Flask, client: FlaskClient) -> None:
+    """Run Z: free play on the payment lab after the retry lab: "DOUBLE CHARGE: 1 extra"
+    for an order it never charged here (retry-3-…, the retry client's new-key run)."""
+    from test_advice_stays_true import pay
+    from test_newcomer_texts import page, section
+
+    workspace = lab(app, "nu38-ledger")
+    assert pay(client, workspace.id).status_code == 201
+    ledger = section(page(client, workspace.id, EN), "ledger")
+    assert "retry lab" not in ledger
+    workspace.apply_scenario("lost-response-retry", lab="retries")
+    assert client.post("/lab/nu38-ledger/retries/api/run", json={}).status_code == 200
+    ledger = section(page(client, workspace.id, EN), "ledger")
+    rows = re.findall(r'<td class="order">([^<]*)(.*?)</td>', ledger)
+    marked = {order for order, tag in rows if 'class="from-lab">retry lab<' in tag}
+    assert marked and all(order.startswith("retry-") for order in marked)
+    assert "42" not in marked and any(order == "42" for order, _ in rows)
+    assert "Orders marked “retry lab” were charged by the retry lab's client" in ledger
+    vi = section(page(client, workspace.id, VI), "ledger")
+    assert "phòng lab thử lại" in vi
