@@ -29,3 +29,28 @@ def test_the_started_afresh_notice_is_on_screen_in_presenter_mode(
         expect(notice).to_be_in_viewport(ratio=0.95)  # sub-pixel edges
     finally:
         context.close()
+
+
+def test_at_phone_width_the_operations_table_stacks_each_row(
+    browser: Browser, live_server: Any
+) -> None:
+    """Run Z, 390 px: the "Operations, retried" table's four columns broke the states
+    letter by letter, and its Verdict column sat out of sight past the card's edge."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        lab_id = f"e2e-nu38-ops-{secrets.token_hex(4)}"
+        page.goto(f"{live_server.url}/lab/{lab_id}/natural?lesson=which-are-natural")
+        page.locator("[data-retry-all]").click()
+        verdict = page.locator('tr[data-operation="add_balance"] td.verdict')
+        expect(verdict).to_contain_text("needs a dedup record")
+        card = page.locator("#natural-operations")
+        assert card.evaluate("e => e.scrollWidth <= e.clientWidth")
+        box = verdict.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= 390
+        states_box = page.locator('tr[data-operation="add_balance"] .states').bounding_box()
+        assert states_box is not None and states_box["width"] > 200  # not a sliver
+        before = verdict.evaluate("e => getComputedStyle(e, '::before').content")
+        assert before == '"Verdict: "'  # its column's name, over it
+    finally:
+        context.close()
