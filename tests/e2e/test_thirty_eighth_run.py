@@ -54,3 +54,31 @@ def test_at_phone_width_the_operations_table_stacks_each_row(
         assert before == '"Verdict: "'  # its column's name, over it
     finally:
         context.close()
+
+
+def test_at_phone_width_step_mode_keeps_the_lanes_marks_in_sight(
+    browser: Browser, live_server: Any
+) -> None:
+    """Run Z, 390 px: "#1 Double-submit A" squeezed over four lines beside its buttons, and
+    the code box cut off the "◀ A" / "◀ B" marks at its right edge."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        lab_id = f"e2e-nu38-step-{secrets.token_hex(4)}"
+        page.goto(f"{live_server.url}/lab/{lab_id}?lesson=slow-motion")
+        page.get_by_role("button", name="Double-submit", exact=True).click()
+        code = page.locator("#step pre.code")
+        marks = code.locator(".chip")
+        expect(marks).to_have_count(2)
+        edge = code.bounding_box()
+        assert edge is not None
+        for mark in marks.all():
+            mark.scroll_into_view_if_needed()
+            box, edge = mark.bounding_box(), code.bounding_box()
+            assert box is not None and edge is not None
+            assert box["x"] + box["width"] <= edge["x"] + edge["width"], (box, edge)
+        req = page.locator("#step .step-lane.lane-A > .req")
+        one_line = req.evaluate("e => e.getClientRects().length === 1 && e.offsetHeight < 30")
+        assert one_line, req.evaluate("e => e.offsetHeight")
+    finally:
+        context.close()
