@@ -82,3 +82,29 @@ def test_at_phone_width_step_mode_keeps_the_lanes_marks_in_sight(
         assert one_line, req.evaluate("e => e.offsetHeight")
     finally:
         context.close()
+
+
+def test_at_phone_width_a_lessons_tick_stays_beside_its_number(
+    browser: Browser, live_server: Any
+) -> None:
+    """Run Z, 390 px: a long lesson title's pill wrapped "✓" and "2" onto two lines."""
+    from demo.lessons import LESSONS, Progress
+
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="vi")
+    page = context.new_page()
+    page.set_extra_http_headers({"Accept-Language": "vi"})
+    try:
+        lab_id = f"e2e-nu38-pill-{secrets.token_hex(4)}"
+        lab = live_server.lab(lab_id)
+        lesson = LESSONS["duplicate-job"]
+        lab.progress[lesson.name] = Progress(met_at={c.id: 0.0 for c in lesson.checks})
+        page.goto(f"{live_server.url}/lab/{lab_id}/queue?lesson=outbox")
+        number = page.locator(".path li.done .n").first
+        expect(number).to_contain_text("2")
+        tops = number.evaluate(
+            "e => { const r = document.createRange(); r.selectNodeContents(e);"
+            " return [...r.getClientRects()].map(x => x.top); }"
+        )
+        assert max(tops) - min(tops) < 8, tops  # one line: not a line (≈17 px) apart
+    finally:
+        context.close()
