@@ -204,3 +204,32 @@ def test_the_ledger_marks_the_retry_clients_charges(app: Flask, client: FlaskCli
     assert "Orders marked “retry lab” were charged by the retry lab's client" in ledger
     vi = section(page(client, workspace.id, VI), "ledger")
     assert "phòng lab thử lại" in vi
+
+
+def test_lesson_9s_second_case_set_by_hand_shows_its_steps_not_a_warning(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run AA: lesson 9's second case by hand, as its "By hand" says: unticking Gateway
+    declines set off "these steps may not do what they say: press Run the steps", over the
+    first case's steps ("the gateway declines (402)")."""
+    from test_advice_stays_true import pay
+    from test_newcomer_texts import page, section
+
+    workspace = lab(app, "nu38-second")
+    workspace.open_lesson("decline")
+    assert pay(client, workspace.id).status_code == 402
+    assert pay(client, workspace.id, action="Retry").status_code == 402
+    workspace.payments.update_settings({"gateway_decline": False})
+    card = section(page(client, workspace.id, EN), "lesson")
+    assert "You are setting up the second case by hand" in card
+    assert "were changed by hand since this case set them" not in card
+    assert "Press Pay: the gateway fails before charging (502)" in card
+    assert "Press Pay: the gateway declines (402)." not in card
+    vi = section(page(client, workspace.id, VI), "lesson")
+    assert "Bạn đang tự tay dựng trường hợp thứ hai" in vi
+    workspace.payments.update_settings({"gateway_latency_ms": 50})  # not the second case's
+    assert "were changed by hand" not in section(page(client, workspace.id, EN), "lesson")
+    workspace.payments.update_settings({"gateway_decline": True})  # the first case's again
+    card = section(page(client, workspace.id, EN), "lesson")
+    assert "You are setting up the second case by hand" not in card
+    assert "Press Pay: the gateway declines (402)." in card

@@ -79,6 +79,13 @@ class Scenario:
             return False
         return fix_set_by_hand(self.settings, self.fix, settings)
 
+    def toward_fix(self, settings: Mapping[str, Any]) -> bool:
+        """Whether every case setting the lab's ``settings`` lost by hand now holds the
+        fix's value: the fix (a defence's second case) being set by hand, one switch at a
+        time (run AA: lesson 9's Gateway declines unticked, as its second case says)."""
+        lost = [k for k, v in self.settings.items() if k != "fault" and settings.get(k) != v]
+        return bool(lost) and all(k in self.fix and self.fix[k] == settings.get(k) for k in lost)
+
     def goal_for(self, fixed: bool, goal: str) -> str:
         """The goal the card shows: ``goal`` (the lesson's or the scenario's), or the fixed
         run's own goal when it has one."""
