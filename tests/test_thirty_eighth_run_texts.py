@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from flask import Flask
@@ -174,14 +175,40 @@ def test_the_pixel_fix_step_counts_views_on_top_of_the_first_case(
     app: Flask, client: FlaskClient
 ) -> None:
     """Run Z: operations lesson 4, the window set by hand after the case: the step said
-    "two views" while the counter read 5, the first case's three kept."""
+    "two views" while the counter read 5, the first case's three kept. Run AA: "two more
+    views" then, where one came: the window covers the reader's views of the first case."""
     workspace = lab(app, "nu38-pixel")
     workspace.open_lesson("tracking-pixel")
     workspace.apply_scenario("tracking-pixel", fixed=True, lab="natural")
     en = client.get("/lab/nu38-pixel/natural", headers=EN).get_data(as_text=True)
-    assert "Prefetch it: two more views (the counter keeps any from before)" in en
+    assert "counts once, or not at all when the reader was counted in the last 30" in en
+    assert "two more views" not in en and "two views" not in en
     vi = client.get("/lab/nu38-pixel/natural", headers=VI).get_data(as_text=True)
-    assert "thêm hai lượt xem (bộ đếm giữ các lượt từ trước)" in vi
+    assert "hoặc không được đếm nếu người đọc đã được đếm trong 30 phút vừa qua" in vi
+
+
+@pytest.mark.parametrize(
+    ("msgid", "said"),
+    [
+        (  # Run AA: B's lane said 3,041 ms, A had held the lock for about 5 s.
+            "Run A to its end: B takes the lock",
+            "its lane's wait counts from B's first wait until then",
+        ),
+        (  # Run AA: "receive 4 of 10 … then goes to the dead-letter queue" read as next.
+            "The handler failed on this job (%(error)s), receive %(n)s of %(max)s. No ack",
+            "until receive %(max)s, then goes to the dead-letter queue",
+        ),
+    ],
+)
+def test_texts_say_what_the_lab_counts(msgid: str, said: str) -> None:
+    """The lane's wait and a poison message's receives, as the lab counts them."""
+    from babel.messages.pofile import read_po
+
+    with (Path(__file__).parents[1] / "demo/translations/vi/LC_MESSAGES/messages.po").open(
+        "rb"
+    ) as po:
+        ids = [m.id for m in read_po(po) if isinstance(m.id, str) and m.id.startswith(msgid)]
+    assert len(ids) == 1 and said in ids[0]
 
 
 def test_the_ledger_marks_the_retry_clients_charges(app: Flask, client: FlaskClient) -> None:

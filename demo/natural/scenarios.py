@@ -158,10 +158,11 @@ SCENARIOS: dict[str, Scenario] = {
             (
                 N_(
                     "With the 30 minutes window, press Unfurl in a chat app, then Reload the "
-                    "article and Prefetch it: two more views (the counter keeps any from "
-                    "before), the chat app's (no cookie: another viewer) and the reader's. Press "
-                    "+10 min on the clock, then Reload the article: a real second visit, not "
-                    "counted either (the window's trade-off)."
+                    "article and Prefetch it: the chat app's view counts (no cookie: another "
+                    "viewer); the reader's counts once, or not at all when the reader was "
+                    "counted in the last 30 minutes (the first case too). Press +10 min on the "
+                    "clock, then Reload the article: a real second visit, not counted either "
+                    "(the window's trade-off)."
                 ),
             ),
             script=("Reload the article", "Prefetch it", "Unfurl in a chat app"),

@@ -151,7 +151,7 @@ SCENARIOS: dict[str, Scenario] = {
                 ),  # fmt: skip
                 N_(
                     "Run A to its end: B takes the lock the moment A lets go (its lane's wait "
-                    "counts all the time A held it, your pauses included)."
+                    "counts from B's first wait until then, your pauses included)."
                 ),
                 N_(
                     "Step B on, one step a press: after lookup again (a hit: A's record), after "

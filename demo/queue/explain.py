@@ -134,7 +134,8 @@ def _crashed(entry: WorkEntry) -> str | Text:
             )  # fmt: skip
         return Text(
             "The handler failed on this job (%(error)s), receive %(n)s of %(max)s. No ack: "
-            "it comes back after the visibility timeout, then goes to the dead-letter queue.",
+            "it comes back after each visibility timeout until receive %(max)s, then goes to "
+            "the dead-letter queue.",
             error=error, n=entry.receive_count, max=s.get("max_attempts"),
         )  # fmt: skip
     if s.get("delivery") == "at_most_once":
