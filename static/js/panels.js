@@ -78,6 +78,15 @@ let resetsSeen = null; // the lab's reset count this page last showed
 let ownReset = false; // this tab pressed Reset (or Shift+X) and waits for its answer
 let pausedShown = false; // the panels a swap replaces showed a request paused in step mode
 
+// A Reset (here or in another tab) puts the lab's order back to its first: every tab's
+// form follows, its key with it (run AA: two tabs showed 44 and 45, the lab 42).
+function followOrder(order) {
+  const field = byId("order-id");
+  if (!field || !order || field.value === order) return;
+  field.value = order;
+  field.dispatchEvent(new Event("input", {bubbles: true})); // js/key-field.js: the key follows
+}
+
 function noticeResetElsewhere() {
   const panels = byId("panels");
   if (!panels || panels.dataset.resets === undefined) return;
@@ -85,6 +94,7 @@ function noticeResetElsewhere() {
   if (resetsSeen !== null && resets > resetsSeen && !ownReset) {
     showNotice(t(pausedShown ? "reset_elsewhere_paused" : "reset_elsewhere"), false);
   }
+  if (resetsSeen !== null && resets > resetsSeen) followOrder(panels.dataset.order);
   if (resetsSeen === null || resets > resetsSeen) ownReset = false;
   resetsSeen = resets;
 }

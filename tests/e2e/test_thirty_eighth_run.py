@@ -108,3 +108,27 @@ def test_at_phone_width_a_lessons_tick_stays_beside_its_number(
         assert max(tops) - min(tops) < 8, tops  # one line: not a line (≈17 px) apart
     finally:
         context.close()
+
+
+def test_after_a_reset_every_tabs_form_holds_the_labs_order_again(
+    browser: Browser, live_server: Any
+) -> None:
+    """Run AA: after another tab's Reset, this tab's form still showed order 44, the other
+    tab's 45, and the lab's own order was 42 again (a reload showed it)."""
+    context = browser.new_context(viewport=PROJECTOR)
+    first, second = context.new_page(), context.new_page()
+    try:
+        url = f"{live_server.url}/lab/e2e-nu38-reset-{secrets.token_hex(4)}"
+        for tab in (first, second):
+            tab.goto(url)
+            tab.get_by_role("button", name="New order", exact=True).click()
+            expect(tab.locator("#order-id")).not_to_have_value("42")
+        second.get_by_role("button", name="Reset", exact=True).click()
+        expect(second.locator("#order-id")).to_have_value("42")
+        first.bring_to_front()
+        first.locator("#panels").evaluate("() => htmx.trigger(document.body, 'lab-refresh')")
+        expect(first.locator("#notice")).to_contain_text("Another tab reset this lab")
+        expect(first.locator("#order-id")).to_have_value("42")
+        expect(first.locator("#idempotency-key")).to_have_value("t1:u7:pay:order-42:v1")
+    finally:
+        context.close()
