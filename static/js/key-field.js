@@ -1,12 +1,10 @@
-// The key field and the line under it (payment lab): which Idempotency-Key the next
-// Retry sends, by the client's key strategy, and the explanation's "A Retry from here".
+// The key field and the line under it (payment lab) show what the client's key strategy
+// will send: the order's stable key, a new random key per click, or no key. The key follows
+// the order id (one intent, one key) until the user edits the key. And the explanation's
+// "A Retry from here", true of this tab's form only.
 import { byId, t, showKeepingKeys, valueOf } from "./page.js";
 import { unsendable, refusalOf, keyCaveats } from "./refusal.js";
 import { dropGonePresses } from "./queued.js";
-
-// The key field and the line under it show what the client's key strategy will send:
-// the order's stable key, a new random key per click, or no key. The key follows the
-// order id (one intent, one key) until the user edits the key.
 
 // Outside printable ASCII, the order id's characters are percent-encoded (UTF-8), as the
 // server's intent_key() does: a key the page builds is always one a header can carry. A
