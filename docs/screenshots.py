@@ -101,7 +101,8 @@ def main() -> None:
         shoot(page, "state-step-mode")
         page.get_by_role("button", name="Release all").click()
         expect(page.locator("#ledger .tally")).to_contain_text("charged 2")
-        page.locator("#sequence").scroll_into_view_if_needed()
+        # At one instant: a poll may swap the panels in while a locator waits to scroll.
+        page.evaluate("document.getElementById('sequence').scrollIntoView()")
         page.wait_for_timeout(500)
         with page.expect_download() as png:
             page.get_by_role("button", name="Download .png").click()
