@@ -109,8 +109,9 @@ def test_lesson_5_by_hand_waits_for_the_paused_requests_before_new_order(
     workspace.open_lesson("slow-motion")
     first = LESSONS["slow-motion"].checks[0].id
     workspace.progress["slow-motion"] = Progress({first: 0.0})
-    assert client.patch(f"/lab/{workspace.id}/api/settings", json={"lock": True}).status_code == 200
-    with requests(workspace, 2):
+    with requests(workspace, 2):  # sent with the Lock off, as the case has it
+        patched = client.patch(f"/lab/{workspace.id}/api/settings", json={"lock": True})
+        assert patched.status_code == 200
         a = next(p for p in quiet(workspace) if p["label"] == "A")
         workspace.payments.stepper.step(a["request"], to_end=True)
         quiet(workspace)
@@ -123,6 +124,30 @@ def test_lesson_5_by_hand_waits_for_the_paused_requests_before_new_order(
         )
     card = section(page(client, workspace.id, EN), "lesson")
     assert "order 42 was paid already: press New order first" in card
+
+
+def test_lesson_5_by_hand_says_nothing_first_while_the_fixs_run_is_paused(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run AB: the Lock ticked by hand, New order, Double-submit: step 1 said "first let the
+    paused requests finish … then press New order" of the very run the fix's steps need."""
+    from test_newcomer_texts import page, section
+    from test_step_mode import quiet, requests
+
+    from demo.lessons import LESSONS, Progress
+
+    workspace = lab(app, "nu38-slow-on")
+    workspace.open_lesson("slow-motion")
+    first = LESSONS["slow-motion"].checks[0].id
+    workspace.progress["slow-motion"] = Progress({first: 0.0})
+    assert client.patch(f"/lab/{workspace.id}/api/settings", json={"lock": True}).status_code == 200
+    with requests(workspace, 2):  # sent with the Lock on, for an order not charged yet
+        a = next(p for p in quiet(workspace) if p["label"] == "A")
+        workspace.payments.stepper.step(a["request"], to_end=True)
+        quiet(workspace)
+        card = section(page(client, workspace.id, EN), "lesson")
+        assert "The fix is on, set by hand" not in card
+        assert "Run A to its end: B takes the lock the moment A lets go" in card
 
 
 @pytest.mark.parametrize(
@@ -260,3 +285,31 @@ def test_lesson_9s_second_case_set_by_hand_shows_its_steps_not_a_warning(
     card = section(page(client, workspace.id, EN), "lesson")
     assert "You are setting up the second case by hand" not in card
     assert "Press Pay: the gateway declines (402)." in card
+
+
+def test_lesson_9s_second_case_set_up_by_hand_stops_asking_to_finish(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run AB: Gateway declines unticked, New order, Gateway error armed, then the 502 Pay:
+    the card still said "finish as its By hand says", and the ledger still spoke of the
+    402 decline beside the 502."""
+    from test_advice_stays_true import pay
+    from test_newcomer_texts import page, section
+
+    workspace = lab(app, "nu38-second-set")
+    workspace.open_lesson("decline")
+    assert pay(client, workspace.id).status_code == 402
+    assert pay(client, workspace.id, action="Retry").status_code == 402
+    declined = "The gateway declined the card (402): nothing to charge"
+    assert declined in section(page(client, workspace.id, EN), "ledger")
+    workspace.payments.update_settings({"gateway_decline": False})
+    assert "You are setting up the second case by hand" in page(client, workspace.id, EN)
+    client.post(f"/lab/{workspace.id}/new-order", data={"order_id": "42", "amount": "100000"})
+    workspace.payments.update_settings({"fault": "gateway_error"})
+    card = section(page(client, workspace.id, EN), "lesson")
+    assert "You are setting up the second case by hand" not in card
+    assert "Press Pay: the gateway fails before charging (502)" in card
+    assert pay(client, workspace.id, key="t1:u7:pay:order-43:v1", order_id="43").status_code == 502
+    html = page(client, workspace.id, EN)
+    assert "You are setting up the second case by hand" not in section(html, "lesson")
+    assert declined not in section(html, "ledger")

@@ -105,8 +105,9 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
         "charges": charges[::-1][:TABLE_ROWS],
         "more_charges": max(len(charges) - TABLE_ROWS, 0),
         "summary": summary,
-        # A card the gateway declined: no charge, so no order the ledger counts as intended.
-        "declined": any(e.outcome == "declined" for e in entries),
+        # The last answer a declined card (402, or its replay): no charge, so no order the
+        # ledger counts as intended (not said after a later 502: run AB read it as that one's).
+        "declined": [e.status for e in entries if e.outcome != "in_flight"][-1:] == [402],
         "coming": _coming(entries, charges),
         "emails": len(emails),
         # The mailbox itself (newest first) and the outbox waiting to be relayed (lesson 10).
