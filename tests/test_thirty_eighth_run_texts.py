@@ -183,15 +183,14 @@ def test_queue_lesson_6_by_hand_starts_afresh_first(app: Flask, client: FlaskCli
     workspace.open_lesson("poison-message")
     workspace.queue.play("poison-message")
     url = "/lab/nu38-poison/queue"
-    note = "The lab still holds the first case's messages, sent before the fix"
+    note = "The lab still holds the first case's message, sent before the fix: go on with it"
     assert note not in client.get(url, headers=EN).get_data(as_text=True)
     workspace.queue.update_settings({"max_attempts": 3})
     html = client.get(url, headers=EN).get_data(as_text=True)
     steps = html.split('<ol class="lesson-steps">', 1)[1]
     assert steps.startswith(f'<li class="by-hand-note">{note}')
-    assert "Lab vẫn giữ các message của trường hợp thứ nhất" in client.get(
-        url, headers=VI
-    ).get_data(as_text=True)
+    vi = client.get(url, headers=VI).get_data(as_text=True)
+    assert "Lab vẫn giữ message của trường hợp thứ nhất" in vi
     workspace.queue.reset()  # afresh: nothing from before the fix
     assert note not in client.get(url, headers=EN).get_data(as_text=True)
 
