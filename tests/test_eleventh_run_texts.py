@@ -36,7 +36,7 @@ def test_a_huge_amount_is_told_its_range_not_that_it_is_no_integer(amount: bytes
     assert VI_CATALOGUE.gettext(MAX_AMOUNT_TEXT.msgid) == "1.000.000.000.000.000"
     with pytest.raises(Problem) as caught:
         parse_charge(b'{"order_id": "42", "amount": 100000.0}')  # in range, not an integer
-    assert "must be an integer" in str(caught.value.extra["errors"]["amount"])
+    assert "must be a whole number" in str(caught.value.extra["errors"]["amount"])
 
 
 def test_lesson_3s_second_case_is_told_the_same_way_on_its_card_and_in_its_hints() -> None:

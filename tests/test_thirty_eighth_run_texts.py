@@ -312,3 +312,17 @@ def test_lesson_9s_second_case_set_up_by_hand_stops_asking_to_finish(
     html = page(client, workspace.id, EN)
     assert "You are setting up the second case by hand" not in section(html, "lesson")
     assert declined not in section(html, "ledger")
+
+
+def test_a_decimal_amount_is_told_in_the_forms_words(client: FlaskClient) -> None:
+    """Run AB typed 1.5 under "VND, no decimals": the 422 spoke of "an integer in minor
+    units", with no word of VND having none."""
+    answer = client.post(
+        "/lab/nu38-amount/api/charges",
+        json={"order_id": "42", "amount": 1.5},
+        headers={"Idempotency-Key": "k-decimal", **EN},
+    )
+    assert answer.status_code == 422
+    said = answer.get_json()["errors"]["amount"]
+    assert "whole number in minor units, such as 100000 (VND has no decimals" in said
+    assert "not 1.5" in said
