@@ -324,5 +324,5 @@ def test_a_decimal_amount_is_told_in_the_forms_words(client: FlaskClient) -> Non
     )
     assert answer.status_code == 422
     said = answer.get_json()["errors"]["amount"]
-    assert "whole number in minor units, such as 100000 (VND has no decimals" in said
+    assert "whole number in minor units, such as 100000 (VND has no decimals)" in said
     assert "not 1.5" in said

@@ -235,10 +235,8 @@ def parse_charge(body: bytes) -> ChargeRequest:
         # float (999999999999999999999999 as 1e+24), and the range is what is wrong with it.
         errors["amount"] = Text("must be between 1 and %(max)s", max=MAX_AMOUNT_TEXT)
     elif isinstance(amount, bool) or not isinstance(amount, int):
-        # The form's words too (run AB typed 1.5 under "VND, no decimals").
         errors["amount"] = N_(
-            "must be a whole number in minor units, such as 100000 (VND has no decimals: its "
-            'minor unit is 1 VND), not 1.5, 100000.0 or "100000"'
+            "must be a whole number in minor units, such as 100000 (VND has no decimals), not 1.5"
         )
     elif not 1 <= amount <= MAX_AMOUNT:
         errors["amount"] = Text("must be between 1 and %(max)s", max=MAX_AMOUNT_TEXT)

@@ -105,8 +105,7 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
         "charges": charges[::-1][:TABLE_ROWS],
         "more_charges": max(len(charges) - TABLE_ROWS, 0),
         "summary": summary,
-        # The last answer a declined card (402, or its replay): no charge, so no order the
-        # ledger counts as intended (not said after a later 502: run AB read it as that one's).
+        # The last answer a decline (402, or its replay), not a later 502 (run AB).
         "declined": [e.status for e in entries if e.outcome != "in_flight"][-1:] == [402],
         "coming": _coming(entries, charges),
         "emails": len(emails),
