@@ -22,7 +22,7 @@ from demo.payments.requests import RequestEntry
 from demo.payments.scenarios import SCENARIOS
 from demo.registry import LabRegistry
 from demo.web.i18n import TRANSLATIONS
-from demo.web.payments.panels import _step_context
+from demo.web.payments.lanes import step_context
 
 VI = gettext.GNUTranslations(io.BytesIO((TRANSLATIONS / "vi/LC_MESSAGES/messages.mo").read_bytes()))
 
@@ -107,14 +107,14 @@ def test_lane_b_says_it_is_about_to_wait_for_as_lock() -> None:
         step(lab, "A")  # -> lock acquire: A holds the lock
         step(lab, "B")  # lookup -> lock wait: not blocked yet
         quiet(lab)
-        lanes = {p["label"]: p for p in _step_context(lab)["paused"]}
+        lanes = {p["label"]: p for p in step_context(lab)["paused"]}
         assert lanes["B"]["step"] == "lock wait" and lanes["B"]["waiting"]
         assert lanes["B"]["lock_holder"] == "A" and lanes["B"]["blocked_by"] is None
         assert lanes["A"]["lock_holder"] is None
         while step(lab, "A"):
             pass  # A runs to its end and lets the lock go
         step(lab, "B")
-        lanes = {p["label"]: p for p in _step_context(lab)["paused"]}
+        lanes = {p["label"]: p for p in step_context(lab)["paused"]}
         assert "A" not in lanes and lanes["B"]["lock_holder"] is None
     msgid = "stopped at <b>%(step)s</b>: about to wait for %(label)s's lock"
     assert "sắp phải chờ lock của" in VI.gettext(msgid)

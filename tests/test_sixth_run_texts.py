@@ -19,7 +19,7 @@ from demo.lessons.payments import PATH
 from demo.payments.scenarios import SCENARIOS
 from demo.registry import LabRegistry
 from demo.web.i18n import TRANSLATIONS
-from demo.web.payments.panels import _step_context
+from demo.web.payments.lanes import step_context
 from demo.workspace import Workspace
 
 VI = gettext.GNUTranslations(io.BytesIO((TRANSLATIONS / "vi/LC_MESSAGES/messages.mo").read_bytes()))
@@ -45,7 +45,7 @@ def test_a_finished_lane_stays_with_its_answer_and_the_next_round_starts_at_a() 
         a = next(p for p in quiet(lab) if p["label"] == "A")
         lab.payments.stepper.step(a["request"], to_end=True)
         quiet(lab)
-        context = _step_context(lab)
+        context = step_context(lab)
         assert [f["label"] for f in context["finished"]] == ["A"]
         assert context["finished"][0]["entry"].outcome == "charged"
         assert [p["label"] for p in context["paused"]] == ["B"]  # B keeps its letter

@@ -8,7 +8,6 @@ from typing import Any
 
 from flask import Response, current_app, render_template
 
-from ...engine.text import N_, Text
 from ...lessons import PATH, Lesson
 from ...payments.explain import explain
 from ...payments.gateway import summarise
@@ -18,8 +17,7 @@ from ...payments.scenarios import SCENARIOS, Scenario
 from ...payments.store import Record
 from ...workspace import Workspace
 from ..filters import duration
-from .code import handler_lines, where
-from .step_text import lock_waited
+from .lanes import step_context
 from .timeline import timeline
 
 TIMELINE_LANES = 8
@@ -97,16 +95,13 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
         # Free play shows a scenario's answer, and its lesson's number, until a new request.
         "left_from": _left_from(lab.payments.left, entries),
         "left_lesson": _lesson_number(lab.payments.left[0].name) if lab.payments.left else None,
+        **_answers(entries),
         "in_flight_now": _in_flight_now(lab, entries),
-        # The last request sent no key: the per-key lock had nothing to lock.
-        "keyless": bool(entries) and entries[-1].step("no key") is not None,
         "clusters": timeline(entries[-TIMELINE_LANES:]),
         **_store_rows(entries, records, now, settings.ttl_s),
         "charges": charges[::-1][:TABLE_ROWS],
         "more_charges": max(len(charges) - TABLE_ROWS, 0),
         "summary": summary,
-        # The last answer a decline (402, or its replay), not a later 502 (run AB).
-        "declined": [e.status for e in entries if e.outcome != "in_flight"][-1:] == [402],
         "coming": _coming(entries, charges),
         "emails": len(emails),
         # The mailbox itself (newest first) and the outbox waiting to be relayed (lesson 10).
@@ -120,7 +115,21 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
         "clock_offset": duration(lab.clock_offset_s()) if lab.clock_offset_s() >= 1 else None,
         "profiles": PROFILES.values(),
         **_lesson_context(lab),
-        **(_step_context(lab) if settings.step_mode or lab.payments.stepper.paused() else {}),
+        **(step_context(lab) if settings.step_mode or lab.payments.stepper.paused() else {}),
+    }
+
+
+def _answers(entries: list[RequestEntry]) -> dict[str, Any]:
+    """The requests as read once for this render (``entries``: every template reads these,
+    not the lab again, so a render is one snapshot), and what their last answers say."""
+    answered = [e.status for e in entries if e.outcome != "in_flight"]
+    return {
+        "entries": entries,
+        # The last request sent no key: the per-key lock had nothing to lock.
+        "keyless": bool(entries) and entries[-1].step("no key") is not None,
+        # The last answer's status: a decline (402, or its replay) is not a later 502 (run
+        # AB); a 502 answered means lesson 9's second case is set up (run AB).
+        "last_status": answered[-1] if answered else None,
     }
 
 
@@ -255,125 +264,3 @@ def _next(name: str) -> Lesson | None:
     names = [lesson.name for lesson in PATH]
     at = names.index(name)
     return PATH[at + 1] if at + 1 < len(PATH) else None
-
-
-def _step_context(lab: Workspace) -> dict[str, Any]:
-    """Step mode: the paused requests, and the handler's lines with who stands where."""
-    paused = lab.payments.stepper.paused()
-    entries = {e.id: e for e in lab.payments.requests()}
-    ended = lab.payments.stepper.finished()
-    # A finished lane keeps its letter in the others' words ("hit: A's record"), as on screen.
-    still = {p["request"]: p["label"] for p in paused}
-    labels = {f["request"]: f["label"] for f in ended} | still
-    at: dict[str, list[str]] = {}
-    for p in paused:
-        p["found"] = _found(p, entries, labels) or _matched(p, entries) or _waited(p, entries)
-        # Stopped after "lock wait" with another lane holding the key's lock: it has not
-        # blocked yet, its next step does (the stepper says blocked_by only once it does).
-        p["lock_holder"] = next(
-            (
-                q["label"]
-                for q in paused
-                if q is not p
-                and q["idempotency_key"] == p["idempotency_key"]
-                and (e := entries.get(q["request"])) is not None
-                and e.step("lock acquire") is not None
-            ),
-            None,
-        )
-        # Free, but another lane of the same key stands at it too: only one of them takes it.
-        p["lock_rivals"] = ", ".join(
-            q["label"]
-            for q in paused
-            if q is not p
-            and q["idempotency_key"] == p["idempotency_key"]
-            and q["step"] == "lock wait"
-            and q.get("waiting")
-        )
-        # Stopped after its gateway call: a new charge, or the gateway's replay of the first.
-        entry = entries.get(p["request"])
-        p["replayed"] = entry is not None and entry.step("gateway replay") is not None
-        # Stopped after respond: the status it is about to send, and what a 2xx carries.
-        responded = entry.step("respond") if entry is not None else None
-        p["status"] = status = responded.detail.get("status") if responded is not None else None
-        charged = entry is not None and entry.step("gateway charge") is not None
-        ok = isinstance(status, int) and status < 300
-        p["answer"] = ("charge" if charged and not p["replayed"] else "replay") if ok else None
-        point = "lock#blocked" if p["blocked_by"] else where(p["step"], p["occurrence"])
-        at.setdefault(point, []).append(p["label"])
-    # A lane whose request ended stays listed with its answer (A finished: CHARGED ch_0001)
-    # until the next round, so the room sees how it ended, not a lane that vanished.
-    finished = [
-        {**f, "entry": entries[f["request"]]}
-        for f in ended
-        if f["request"] in entries and f["request"] not in still
-    ]
-    return {"paused": paused, "finished": finished, "code_lines": handler_lines(), "at": at}
-
-
-def _waited(pause: dict[str, Any], entries: dict[int, RequestEntry]) -> str | Text | None:
-    """A lane stopped after ``lock acquire``: how long (ms) it waited for the lock, from
-    the step's ``waited_ms``, else that it holds the lock now (a lane stopped there had no
-    word of it); ``None`` anywhere else."""
-    entry = entries.get(pause["request"])
-    acquired = entry.step("lock acquire") if entry is not None else None
-    if not pause["waiting"] or pause["step"] != "lock acquire" or acquired is None:
-        return None
-    # Short: a third line under the lane moved the Step buttons below it.
-    return lock_waited(acquired.detail) or N_("it holds the key's lock")
-
-
-def _matched(pause: dict[str, Any], entries: dict[int, RequestEntry]) -> str | None:
-    """What a lane stopped after its fingerprint check found, and so what comes next: a
-    replay (same body), or a refusal (another body: 422 in the IETF draft, 400 at Stripe,
-    409 in this lab's own profile). It had said only "stopped after fingerprint check".
-    ``None`` for a lane anywhere else."""
-    entry = entries.get(pause["request"])
-    if not pause["waiting"] or pause["step"] != "fingerprint check" or entry is None:
-        return None
-    check = entry.step("fingerprint check")
-    if check is None:
-        return None
-    if check.detail.get("match"):
-        return N_("same body: it replays next")
-    return N_("another body: refused next, not charged")
-
-
-_STATES = {
-    "in_progress": N_("in progress"),
-    "completed": N_("completed"),
-    "in_doubt": N_("in doubt"),
-}
-
-
-def _found(
-    pause: dict[str, Any], entries: dict[int, RequestEntry], labels: dict[int, str]
-) -> Text | None:
-    """What a lane stopped after a lookup found, from that lookup's own trace detail
-    (``hit=``, ``state=``): ``miss: no record for this key yet``, or ``hit: A's record
-    (in progress)``, naming whose record (the other request with the key that reserved or
-    saved it: its lane, else ``#id``). ``None`` for a lane anywhere else."""
-    entry = entries.get(pause["request"])
-    if not pause["waiting"] or pause["step"] != "lookup" or entry is None:
-        return None
-    lookups = [s for s in entry.steps if s.name == "lookup"]
-    if not lookups:
-        return None
-    detail = lookups[-1].detail  # it stopped right after its latest lookup
-    if not detail.get("hit"):
-        return Text("miss: no record for this key yet")
-    state = Text(_STATES.get(str(detail.get("state")), N_("found")))
-    owner = next(
-        (
-            e
-            for e in reversed(entries.values())
-            if e.id != entry.id
-            and e.key == entry.key
-            and any(s.name in ("reserve", "record save", "in doubt") for s in e.steps)
-        ),
-        None,
-    )
-    if owner is None:
-        return Text("hit (%(state)s)", state=state)
-    who = labels.get(owner.id, f"#{owner.id}")
-    return Text("hit: %(owner)s's record (%(state)s)", owner=who, state=state)
