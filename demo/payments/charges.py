@@ -235,9 +235,7 @@ def parse_charge(body: bytes) -> ChargeRequest:
         # float (999999999999999999999999 as 1e+24), and the range is what is wrong with it.
         errors["amount"] = Text("must be between 1 and %(max)s", max=MAX_AMOUNT_TEXT)
     elif isinstance(amount, bool) or not isinstance(amount, int):
-        errors["amount"] = N_(
-            "must be a whole number in minor units, such as 100000 (VND has no decimals), not 1.5"
-        )
+        errors["amount"] = _not_whole(amount)
     elif not 1 <= amount <= MAX_AMOUNT:
         errors["amount"] = Text("must be between 1 and %(max)s", max=MAX_AMOUNT_TEXT)
 
@@ -249,6 +247,16 @@ def parse_charge(body: bytes) -> ChargeRequest:
         raise _invalid(errors)
     assert isinstance(order_id, str) and isinstance(amount, int)  # checked above
     return ChargeRequest(order_id=order_id, amount=amount, currency=currency)
+
+
+def _not_whole(amount: object) -> Text:
+    """The problem of an ``amount`` that is not a whole number (2.5, ``"100000"``, ``true``),
+    quoting it as sent, in JSON (run AC read "not 1.5" under a 2.5 it had typed)."""
+    sent = json.dumps(amount, ensure_ascii=False)
+    return Text(
+        "must be a whole number in minor units, such as 100000 (VND has no decimals), not %(sent)s",
+        sent=sent if len(sent) <= 40 else sent[:39] + "…",
+    )
 
 
 def _order_id_problem(order_id: str) -> str | Text:
