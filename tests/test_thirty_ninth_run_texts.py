@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
-from test_newcomer_texts import EN
+from test_advice_stays_true import pay
+from test_newcomer_texts import EN, lab, page, section
 
 
 @pytest.mark.parametrize(
@@ -25,3 +27,22 @@ def test_an_amount_that_is_not_whole_is_quoted_as_sent(
     said = answer.get_json()["errors"]["amount"]
     assert said.endswith(quoted)
     assert "1.5" not in said
+
+
+def test_lesson_2_achieved_by_pressing_retry_says_the_fix_is_on(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run AC achieved lesson 2 by hand, pressing Retry (the same key) after the lost
+    response: "Lesson achieved" stood under the badge "fix OFF: Retry with a new key"."""
+    the_lab = lab(app, "nu39-lost")
+    the_lab.open_lesson("lost-response")
+    pay(client, the_lab.id)
+    pay(client, the_lab.id, key="t1:u7:pay:order-42:v2", action="Retry with a new key")
+    before = section(page(client, the_lab.id, EN), "lesson")
+    assert "fix OFF: Retry with a new key" in before
+    assert "Lesson achieved" not in before
+    pay(client, the_lab.id, action="Retry")
+    card = section(page(client, the_lab.id, EN), "lesson")
+    assert "Lesson achieved" in card
+    assert "fix ON: the same key (set by hand)" in card
+    assert "fix OFF" not in card
