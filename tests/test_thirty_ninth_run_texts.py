@@ -46,3 +46,14 @@ def test_lesson_2_achieved_by_pressing_retry_says_the_fix_is_on(
     assert "Lesson achieved" in card
     assert "fix ON: the same key (set by hand)" in card
     assert "fix OFF" not in card
+
+
+def test_the_retry_policy_says_its_strategy_is_not_the_storms(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run AC, retries lesson 4: the badge said "fix OFF: no jitter" while the one strategy
+    box on screen, the Retry policy's, read full_jitter; the storm's sat below the fold."""
+    the_lab = lab(app, "nu39-policy")
+    html = client.get(f"/lab/{the_lab.id}/retries", headers=EN).get_data(as_text=True)
+    legend = html[html.index("Retry policy") : html.index("</legend>", html.index("Retry policy"))]
+    assert "the storm below has its own strategy and backoff" in legend
