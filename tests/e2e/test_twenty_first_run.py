@@ -243,7 +243,10 @@ def test_a_refused_run_marks_the_last_run_as_earlier(
     expect(page.locator("#run .run-headline")).to_be_visible()
     page.locator("[data-fault-plan]").fill(", ".join(["ok"] * 50))
     page.locator("#policy-form button[data-action='run']").click()
-    expect(page.locator("#run .stale-run-note")).to_contain_text("From an earlier Run")
+    # The refusal first, then what the run shown is (run AC read its first words as the refusal's).
+    note = page.locator("#run .stale-run-note")
+    expect(note).to_contain_text("Your last Run was refused, and charged nothing: 422")
+    expect(note).to_contain_text("Below: the Run before it.")
     page.locator("[data-fault-plan]").fill("ok")
     page.locator("#policy-form button[data-action='run']").click()
     expect(page.locator("#run .stale-run-note")).to_have_count(0)
