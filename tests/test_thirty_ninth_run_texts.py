@@ -57,3 +57,23 @@ def test_the_retry_policy_says_its_strategy_is_not_the_storms(
     html = client.get(f"/lab/{the_lab.id}/retries", headers=EN).get_data(as_text=True)
     legend = html[html.index("Retry policy") : html.index("</legend>", html.index("Retry policy"))]
     assert "the storm below has its own strategy and backoff" in legend
+
+
+def test_lesson_9_achieved_by_hand_says_its_steps_no_longer_match(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run AC achieved lesson 9's second case by hand (Gateway declines unticked): the card
+    then listed the first case's "Press Pay: the gateway declines (402)" over a lab whose
+    Pay would charge, with no word that the settings had changed."""
+    workspace = lab(app, "nu39-decline-done")
+    workspace.open_lesson("decline")
+    assert pay(client, workspace.id).status_code == 402
+    assert pay(client, workspace.id, action="Retry").status_code == 402
+    workspace.payments.update_settings({"gateway_decline": False, "fault": "gateway_error"})
+    key = "t1:u7:pay:order-43:v1"
+    assert pay(client, workspace.id, key=key, order_id="43").status_code == 502
+    assert pay(client, workspace.id, key=key, order_id="43", action="Retry").status_code == 201
+    card = section(page(client, workspace.id, EN), "lesson")
+    assert "Lesson achieved" in card
+    assert "Press Pay: the gateway declines (402)." in card
+    assert "The lab's settings were changed by hand since this case set them" in card
