@@ -129,7 +129,27 @@ function startPanels() {
     afresh = sessionStorage.getItem(AFRESH);
     sessionStorage.removeItem(AFRESH);
   } catch (e) { /* storage off */ }
-  if (afresh) showNotice(t("started_afresh")); // on screen: presenter mode put it below (run Y)
+  if (afresh) sayStartedAfresh();
+}
+
+// Above both columns, where the page opens after its reload: under the order form, the
+// notice sat at the projector's bottom edge, the card it explains elsewhere (run AC).
+// It stays until the attendee's next press, from which on the page shows what they did.
+// Presenter mode scrolls past the top to the card: its client column, which scrolls on
+// its own, brings the notice on screen there (run Y).
+function sayStartedAfresh() {
+  const line = byId("afresh");
+  if (!line || document.querySelector("#page.present")) {
+    showNotice(t("started_afresh"));
+    return;
+  }
+  line.textContent = t("started_afresh");
+  line.hidden = false;
+  document.body.addEventListener("htmx:beforeRequest", function hide(evt) {
+    if (evt.detail.elt && evt.detail.elt.id === "panels") return; // a poll, not a press
+    line.hidden = true;
+    document.body.removeEventListener("htmx:beforeRequest", hide);
+  });
 }
 
 // The lab clock's line beside its buttons follows the panels (+1 h / +25 h, Reset): the

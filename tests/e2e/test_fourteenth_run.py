@@ -126,14 +126,14 @@ def test_a_lab_started_afresh_from_another_tab_says_so(
         url = f"{live_server.url}/lab/e2e-nu14-afresh-{secrets.token_hex(4)}"
         start_afresh_elsewhere(first, second, open_link, url, "?scenario=race")
         expect(first.locator("#lesson-title")).to_contain_text("Scenario", timeout=20_000)
-        expect(first.locator("#notice")).to_have_text(
+        expect(first.locator("#afresh")).to_have_text(
             "Another tab (or client) opened a lesson or scenario in this lab, so the lab "
             "started afresh: what this page showed before is gone."
         )
         # The tab that opened it did so itself: no notice there.
-        expect(second.locator("#notice")).to_be_hidden()
+        expect(second.locator("#afresh")).to_be_hidden()
         first.reload()  # said once
-        expect(first.locator("#notice")).to_be_hidden()
+        expect(first.locator("#afresh")).to_be_hidden()
     finally:
         context.close()
 
