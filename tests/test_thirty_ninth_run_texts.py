@@ -77,3 +77,27 @@ def test_lesson_9_achieved_by_hand_says_its_steps_no_longer_match(
     assert "Lesson achieved" in card
     assert "Press Pay: the gateway declines (402)." in card
     assert "The lab's settings were changed by hand since this case set them" in card
+
+
+def test_an_answer_the_retry_lab_got_says_so_on_the_payment_page(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run AC: after a Run in the retry lab, the payment page explained "CHARGED — ch_0002
+    for order retry-1-…", then said the form had been "moved there by a later request
+    (another tab, or one sent from outside the page)": it had not moved."""
+    from demo.payments.requests import RETRY_LAB_ACTION
+    from demo.web.retries.transport import ACTION
+
+    assert RETRY_LAB_ACTION == ACTION
+    workspace = lab(app, "nu39-from-retries")
+    assert pay(client, workspace.id).status_code == 201
+    assert "retry lab" not in section(page(client, workspace.id, EN), "explain")
+    ran = client.post(f"/lab/{workspace.id}/retries/api/run", json={"faults": ["ok"]})
+    assert ran.status_code == 200
+    explain = section(page(client, workspace.id, EN), "explain")
+    assert "CHARGED" in explain and "for order retry-" in explain
+    assert "This answer went to the retry lab's client (the Retries tab)" in explain
+    assert "moved there by a later request" not in explain
+    assert "A Retry from this page sends the form's own order (42), not this one" in explain
+    assert pay(client, workspace.id, action="Retry").status_code == 201  # a replay of 42
+    assert "retry lab's client" not in section(page(client, workspace.id, EN), "explain")

@@ -23,6 +23,10 @@ Outcome = Literal[
     "in_flight",
 ]
 
+RETRY_LAB_ACTION = "Retry client"
+"""The ``X-Lab-Action`` the retry lab's client sends (``demo/web/retries/transport.py``):
+its charges go through this lab's gateway, and its answers show on this lab's page."""
+
 
 @dataclass
 class RequestEntry(Entry):
@@ -48,6 +52,11 @@ class RequestEntry(Entry):
     clock_s: float = 0.0
     """How far the lab's clock had been moved when the request arrived, in s (lesson 7's
     card tells +25 h pressed before Pay from +25 h between Pay and Retry)."""
+
+    @property
+    def from_retry_lab(self) -> bool:
+        """Sent by the retry lab's client, not from this lab's page (:data:`RETRY_LAB_ACTION`)."""
+        return self.action == RETRY_LAB_ACTION
 
     def as_dict(self) -> dict[str, Any]:
         """The entry as JSON-ready values (times in ms)."""

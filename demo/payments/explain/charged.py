@@ -88,7 +88,14 @@ def _retry_advice(
     """What the next click would do, said only while it is still true: not after New
     order (the form holds another intent; ``paid_now``: one charged already), nor after the
     record expired (lesson 7), nor while each instance keeps its own store (``apart``,
-    lesson 8: the balancer sends the Retry to the next instance, which never saw the key)."""
+    lesson 8: the balancer sends the Retry to the next instance, which never saw the key).
+    Nor of a charge the retry lab's client made: this page's form never held its order."""
+    if focus.from_retry_lab:
+        return Text(
+            "A Retry from this page sends the form's own order (%(new)s), not this one: the "
+            "retry lab's client sent it, through this lab's gateway.",
+            new=order_now or "?",
+        )
     if order_now is not None and order_now != order and paid_now:
         return Text(
             "The form now holds order %(new)s, moved there by a later request (another tab, "

@@ -95,7 +95,7 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
         # Free play shows a scenario's answer, and its lesson's number, until a new request.
         "left_from": _left_from(lab.payments.left, entries),
         "left_lesson": _lesson_number(lab.payments.left[0].name) if lab.payments.left else None,
-        **_answers(entries),
+        **_answers(entries, focus),
         "in_flight_now": _in_flight_now(lab, entries),
         "clusters": timeline(entries[-TIMELINE_LANES:]),
         **_store_rows(entries, records, now, settings.ttl_s),
@@ -119,11 +119,14 @@ def panels_context(lab: Workspace, focus: RequestEntry | None = None) -> dict[st
     }
 
 
-def _answers(entries: list[RequestEntry]) -> dict[str, Any]:
+def _answers(entries: list[RequestEntry], focus: RequestEntry | None) -> dict[str, Any]:
     """The requests as read once for this render (``entries``: every template reads these,
     not the lab again, so a render is one snapshot), and what their last answers say."""
     answered = [e.status for e in entries if e.outcome != "in_flight"]
+    shown = focus or next((e for e in reversed(entries) if e.finished is not None), None)
     return {
+        # The answer explained came from the retry lab's client, not this page (run AC).
+        "from_retry_lab": shown is not None and shown.from_retry_lab,
         "entries": entries,
         # The last request sent no key: the per-key lock had nothing to lock.
         "keyless": bool(entries) and entries[-1].step("no key") is not None,

@@ -17,7 +17,8 @@ from flask import Flask
 from ...retries.transport import NetworkError, Transport
 
 ACTION = "Retry client"
-"""How the payment lab's timeline names the retry client's requests (``X-Lab-Action``)."""
+"""How the payment lab's timeline names the retry client's requests (``X-Lab-Action``);
+the payment lab knows it as ``RETRY_LAB_ACTION`` (a test keeps the two equal)."""
 
 NO_RESPONSE = "/problems/no-response"
 """What the payment lab answers in place of silence when it has no socket to close (its
