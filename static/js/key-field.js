@@ -86,6 +86,9 @@ export function showNextKey() {
     text = t("key_at_limit").replace("{max}", String(field.maxLength)) + " " + text;
   }
   showKeepingKeys(out, text, [field.value, stable]);
+  // "no key": a key in the field (the one Retry with a new key sent) is not sent by Pay,
+  // Retry or Double-submit; greyed and struck through, as the line says (run AC).
+  field.classList.toggle("unsent", value === "none" && field.value !== "");
   const differs = value === "stable" && field.value !== "" && field.value !== stable;
   out.classList.toggle("differs", differs);
   const restore = document.querySelector("[data-restore-key]");
@@ -103,11 +106,18 @@ function restoreKey() {
 
 // "A Retry from here sends the same key and body" is true of this tab's form only while it
 // holds the answer's order: after another tab's request, it says what Retry sends instead.
+// Nor under a Key strategy that sends no key, or a new one per click: the server cannot
+// know the page's strategy, and its Retry would charge again (run AC).
 function checkRetryAdvice() {
   const advice = document.querySelector("#explain [data-about-order]");
   const order = byId("order-id");
   if (!advice || !order) return;
   const about = advice.dataset.aboutOrder;
+  const strategy = byId("key-strategy") ? byId("key-strategy").value : "stable";
+  if (strategy === "none" || strategy === "random") {
+    advice.textContent = t(strategy === "none" ? "retry_no_key" : "retry_random_key");
+    return;
+  }
   advice.textContent = order.value === about ? advice.dataset.said
     : t("retry_other_order").replaceAll("{order}", about).replaceAll("{form}", order.value);
 }
@@ -126,6 +136,7 @@ export function startKeyField() {
       byId("idempotency-key").dataset.derived = "false"; // derive the key afresh
       showStrategy();
       showNextKey();
+      checkRetryAdvice();
     }
   });
   document.body.addEventListener("htmx:afterSwap", function (evt) {

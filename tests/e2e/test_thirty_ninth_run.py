@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 from typing import Any
 
@@ -22,7 +23,7 @@ def test_the_started_afresh_line_heads_the_page_until_the_next_press(
     first, second = context.new_page(), context.new_page()
     try:
         url = f"{live_server.url}/lab/e2e-nu39-afresh-{secrets.token_hex(4)}"
-        link, own = "?scenario=ttl-expiry", "?lesson=race"
+        link, own = "?scenario=ttl-expiry", ""
         start_afresh_elsewhere(first, second, open_link, url, link, own)
         expect(first.locator("#lesson-title")).to_contain_text("TTL expiry", timeout=20_000)
         line = first.locator("#afresh")
@@ -35,5 +36,58 @@ def test_the_started_afresh_line_heads_the_page_until_the_next_press(
         first.get_by_role("button", name="Pay", exact=True).click()
         expect(first.locator("#explain .headline")).to_contain_text("CHARGED")
         expect(line).to_be_hidden()
+    finally:
+        context.close()
+
+
+def test_a_key_the_strategy_does_not_send_is_struck_through(
+    browser: Browser, live_server: Any
+) -> None:
+    """Run AC: Key strategy "no key", then Retry with a new key: the field showed that
+    key as if the next Pay would send it."""
+    context = browser.new_context(viewport=PROJECTOR)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/lab/e2e-nu39-unsent-{secrets.token_hex(4)}")
+        field = page.locator("#idempotency-key")
+        page.locator("#key-strategy").select_option("none")
+        expect(field).to_have_value("")
+        expect(field).not_to_have_class(re.compile(r"\bunsent\b"))
+        page.get_by_role("button", name="Retry with a new key").click()
+        expect(page.locator("#explain .headline")).to_contain_text("CHARGED")
+        expect(field).not_to_have_value("")
+        expect(field).to_have_class(re.compile(r"\bunsent\b"))
+        expect(field).to_have_css("text-decoration-line", "line-through")
+        page.locator("#key-strategy").select_option("stable")
+        expect(field).not_to_have_class(re.compile(r"\bunsent\b"))
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize(
+    ("strategy", "said"),
+    [
+        ("none", "A Retry from here sends no key (Key strategy: “no key”)"),
+        ("random", "A Retry from here sends a new random key"),
+    ],
+)
+def test_the_retry_advice_follows_the_key_strategy(
+    browser: Browser, live_server: Any, strategy: str, said: str
+) -> None:
+    """Run AC's screen, Key strategy "no key" after a charge with a key: the explanation
+    still said "A Retry from here sends the same key and body: it would replay"."""
+    context = browser.new_context(viewport=PROJECTOR)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/lab/e2e-nu39-advice-{secrets.token_hex(4)}")
+        page.get_by_role("button", name="Pay", exact=True).click()
+        advice = page.locator("#explain [data-about-order]")
+        expect(advice).to_contain_text("A Retry from here sends the same key and body")
+        page.locator("#key-strategy").select_option(strategy)
+        expect(advice).to_contain_text(said)
+        page.locator("#panels").evaluate("() => htmx.trigger(document.body, 'lab-refresh')")
+        expect(advice).to_contain_text(said)  # a poll's redraw says it too
+        page.locator("#key-strategy").select_option("stable")
+        expect(advice).to_contain_text("A Retry from here sends the same key and body")
     finally:
         context.close()
