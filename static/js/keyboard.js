@@ -204,6 +204,13 @@ function isControl(target) {
   return !!(target && target.closest && target !== document.body && target.closest(CONTROLS));
 }
 
+// A scroll region (the ledger, the code view) takes the focus on a click, for its arrow
+// keys and Space: the letters and "." still act on the page (run AC: p did nothing).
+function inRegion(target, key) {
+  return !!(target && target.matches && target.matches("[tabindex='0']:not(button, a, input, select, textarea)")) &&
+    key !== " ";
+}
+
 // While the shortcuts list is open, keys act on the list, never behind it.
 function keyInList(evt) {
   if (evt.key === "Escape" || (evt.key === "?" && shortcutsOn())) {
@@ -270,7 +277,7 @@ function startKeyboard() {
       keyInList(evt);
       return;
     }
-    if (isControl(target) || !shortcutsOn()) return;
+    if ((isControl(target) && !inRegion(target, evt.key)) || !shortcutsOn()) return;
     keyOnPage(evt);
   });
 }

@@ -91,3 +91,19 @@ def test_the_retry_advice_follows_the_key_strategy(
         expect(advice).to_contain_text("A Retry from here sends the same key and body")
     finally:
         context.close()
+
+
+def test_a_clicked_ledger_leaves_the_shortcuts_working(browser: Browser, live_server: Any) -> None:
+    """Run AC clicked the Ledger panel (a scroll region, focusable for its arrow keys),
+    then pressed p: nothing happened, with no word why."""
+    context = browser.new_context(viewport=PROJECTOR)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/lab/e2e-nu39-region-{secrets.token_hex(4)}")
+        page.locator("#ledger h2").click()
+        expect(page.locator("#ledger")).to_be_focused()
+        page.keyboard.press("p")
+        expect(page.locator("#explain .headline")).to_contain_text("CHARGED")
+        expect(page.locator("#ledger .charged")).to_have_text("charged 1")
+    finally:
+        context.close()
