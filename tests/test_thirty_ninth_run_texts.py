@@ -101,3 +101,18 @@ def test_an_answer_the_retry_lab_got_says_so_on_the_payment_page(
     assert "A Retry from this page sends the form's own order (42), not this one" in explain
     assert pay(client, workspace.id, action="Retry").status_code == 201  # a replay of 42
     assert "retry lab's client" not in section(page(client, workspace.id, EN), "explain")
+
+
+def test_a_replay_offers_no_lesson_to_open(app: Flask, client: FlaskClient) -> None:
+    """Run AC: a read-only replay of a scenario showed "Open lesson 4 →" in bold, as a
+    link, that did nothing."""
+    the_lab = lab(app, "nu39-replay")
+    the_lab.apply_scenario("race")
+    assert "Open lesson 4" in section(page(client, the_lab.id, EN), "lesson")
+    pay(client, the_lab.id)
+    exported = client.get(f"/lab/{the_lab.id}/history.json").data
+    answer = client.post("/replay", data=exported, content_type="application/json")
+    replay_id = answer.headers["Location"].rsplit("/", 1)[1]
+    card = section(page(client, replay_id, EN), "lesson")
+    assert "This scenario is lesson 4 of the path" in card
+    assert "Open lesson 4" not in card
