@@ -107,3 +107,21 @@ def test_a_clicked_ledger_leaves_the_shortcuts_working(browser: Browser, live_se
         expect(page.locator("#ledger .charged")).to_have_text("charged 1")
     finally:
         context.close()
+
+
+def test_the_instructor_views_numbers_share_one_row(browser: Browser, live_server: Any) -> None:
+    """Run AC: on the instructor view, a wide gap stood between the active labs and the
+    charges / intended, which had wrapped to a row of their own."""
+    context = browser.new_context(viewport=PROJECTOR)
+    page = context.new_page()
+    try:
+        token = live_server.app.config["INSTRUCTOR_TOKEN"]
+        page.goto(f"{live_server.url}/instructor?token={token}")
+        cards = page.locator("#room .stats .card")
+        expect(cards).to_have_count(2)
+        first, second = (cards.nth(i).bounding_box() for i in range(2))
+        assert first and second and first["y"] == second["y"]
+        chapter = page.locator("#room section.card").first.bounding_box()
+        assert chapter and 0 < chapter["y"] - (first["y"] + first["height"]) <= 24
+    finally:
+        context.close()
