@@ -205,7 +205,7 @@ def test_the_pixel_fix_step_counts_views_on_top_of_the_first_case(
     workspace.open_lesson("tracking-pixel")
     workspace.apply_scenario("tracking-pixel", fixed=True, lab="natural")
     en = client.get("/lab/nu38-pixel/natural", headers=EN).get_data(as_text=True)
-    assert "counts once, or not at all when the reader was counted in the last 30" in en
+    assert "count once, or not at all when the reader was counted in the last 30" in en
     assert "two more views" not in en and "two views" not in en
     vi = client.get("/lab/nu38-pixel/natural", headers=VI).get_data(as_text=True)
     assert "hoặc không được đếm nếu người đọc đã được đếm trong 30 phút vừa qua" in vi

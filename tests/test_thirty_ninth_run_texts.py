@@ -116,3 +116,21 @@ def test_a_replay_offers_no_lesson_to_open(app: Flask, client: FlaskClient) -> N
     card = section(page(client, replay_id, EN), "lesson")
     assert "This scenario is lesson 4 of the path" in card
     assert "Open lesson 4" not in card
+
+
+def test_the_pixel_fix_is_three_steps_not_one(app: Flask, client: FlaskClient) -> None:
+    """Run AC: operations lesson 4's fix was one step of five presses and three outcomes."""
+    import re
+
+    workspace = lab(app, "nu39-pixel")
+    workspace.open_lesson("tracking-pixel")
+    workspace.apply_scenario("tracking-pixel", fixed=True, lab="natural")
+    html = client.get("/lab/nu39-pixel/natural", headers=EN).get_data(as_text=True)
+    steps = re.search(r'<ol class="lesson-steps">(.*?)</ol>', html, re.S)
+    assert steps
+    items = re.findall(r"<li[^>]*>(.*?)</li>", steps.group(1), re.S)
+    assert [item.split(":")[0] for item in items] == [
+        "With the 30 minutes window, press Unfurl in a chat app",
+        "Press Reload the article, then Prefetch it",
+        "Press +10 min on the clock, then Reload the article",
+    ]

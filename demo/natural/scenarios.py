@@ -157,12 +157,17 @@ SCENARIOS: dict[str, Scenario] = {
             "window",
             (
                 N_(
-                    "With the 30 minutes window, press Unfurl in a chat app, then Reload the "
-                    "article and Prefetch it: the chat app's view counts (no cookie: another "
-                    "viewer); the reader's counts once, or not at all when the reader was "
-                    "counted in the last 30 minutes (the first case too). Press +10 min on the "
-                    "clock, then Reload the article: a real second visit, not counted either "
-                    "(the window's trade-off)."
+                    "With the 30 minutes window, press Unfurl in a chat app: its view counts "
+                    "(no cookie: another viewer)."
+                ),
+                N_(
+                    "Press Reload the article, then Prefetch it: the reader's views count "
+                    "once, or not at all when the reader was counted in the last 30 minutes "
+                    "(the first case too)."
+                ),
+                N_(
+                    "Press +10 min on the clock, then Reload the article: a real second "
+                    "visit, not counted either (the window's trade-off)."
                 ),
             ),
             script=("Reload the article", "Prefetch it", "Unfurl in a chat app"),
