@@ -134,3 +134,17 @@ def test_the_pixel_fix_is_three_steps_not_one(app: Flask, client: FlaskClient) -
         "Press Reload the article, then Prefetch it",
         "Press +10 min on the clock, then Reload the article",
     ]
+
+
+def test_new_order_first_says_why(app: Flask, client: FlaskClient) -> None:
+    """Run AC achieved lessons 1 and 8 by hand without the New order the step asked for
+    first, and read the step as one it could have skipped: it now says what it is for."""
+    from demo.lessons import LESSONS, Progress
+
+    workspace = lab(app, "nu39-new-order")
+    workspace.open_lesson("race")
+    workspace.progress["race"] = Progress({LESSONS["race"].checks[0].id: 0.0})
+    workspace.payments.update_settings({"lock": True})
+    assert pay(client, workspace.id).status_code == 201
+    card = section(page(client, workspace.id, EN), "lesson")
+    assert "press New order first, so the fix's run has an order of its own in the ledger" in card
