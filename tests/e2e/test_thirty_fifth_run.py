@@ -86,7 +86,7 @@ def test_a_refused_run_says_its_reason_beside_the_earlier_run(
     page.goto(f"{live_server.url}/lab/{lab_id}/retries")
     page.locator("#policy-form button[data-action='run']").click()
     note = page.locator("#run .stale-run-note")
-    expect(note).to_contain_text("the last Run was refused, and charged nothing.")
+    expect(note).to_contain_text("Your last Run was refused, and charged nothing: 409")
     expect(note).to_contain_text("409 Payment lab in step mode: The payment lab is in step mode")
     expect(note).to_be_in_viewport()
     errors.clear()  # the 409 in the console is the point
