@@ -6,7 +6,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from test_advice_stays_true import pay
-from test_newcomer_texts import EN, lab, page, section
+from test_newcomer_texts import EN, VI, lab, page, section
 
 
 @pytest.mark.parametrize(
@@ -59,7 +59,7 @@ def test_the_retry_policy_says_its_strategy_is_not_the_storms(
     assert "the storm below has its own strategy and backoff" in legend
 
 
-def test_lesson_9_achieved_by_hand_says_its_steps_no_longer_match(
+def test_lesson_9_achieved_by_hand_keeps_the_second_cases_steps(
     app: Flask, client: FlaskClient
 ) -> None:
     """Run AC achieved lesson 9's second case by hand (Gateway declines unticked): the card
@@ -75,8 +75,13 @@ def test_lesson_9_achieved_by_hand_says_its_steps_no_longer_match(
     assert pay(client, workspace.id, key=key, order_id="43", action="Retry").status_code == 201
     card = section(page(client, workspace.id, EN), "lesson")
     assert "Lesson achieved" in card
+    # Run AD: the steps of the case the lab holds, the second, not a warning over the first's.
+    assert "Press Pay: the gateway fails before charging (502)" in card
+    assert "Press Pay: the gateway declines (402)." not in card
+    assert "The lab's settings were changed by hand since this case set them" not in card
+    workspace.payments.update_settings({"gateway_decline": True})  # the first case's again
+    card = section(page(client, workspace.id, EN), "lesson")
     assert "Press Pay: the gateway declines (402)." in card
-    assert "The lab's settings were changed by hand since this case set them" in card
 
 
 def test_an_answer_the_retry_lab_got_says_so_on_the_payment_page(
@@ -148,3 +153,42 @@ def test_new_order_first_says_why(app: Flask, client: FlaskClient) -> None:
     assert pay(client, workspace.id).status_code == 201
     card = section(page(client, workspace.id, EN), "lesson")
     assert "press New order first, so the fix's run has an order of its own in the ledger" in card
+
+
+def test_lesson_1_achieved_asks_for_no_new_order(app: Flask, client: FlaskClient) -> None:
+    """Run AD: lesson 1 achieved, its card still said "press New order first" (the step
+    for a fix set by hand before its run), with nothing left to run."""
+    from demo.lessons import LESSONS, Progress
+
+    workspace = lab(app, "nu39-l1-done")
+    workspace.open_lesson("double-click")
+    checks = [check.id for check in LESSONS["double-click"].checks]
+    workspace.progress["double-click"] = Progress({checks[0]: 0.0})
+    assert pay(client, workspace.id).status_code == 201
+    assert "press New order first" in section(page(client, workspace.id, EN), "lesson")
+    workspace.progress["double-click"] = Progress(dict.fromkeys(checks, 0.0))
+    card = section(page(client, workspace.id, EN), "lesson")
+    assert "Lesson achieved" in card
+    assert "press New order first" not in card
+
+
+def test_lesson_1_links_to_key_strategy_and_lesson_2_says_how_by_hand(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run AD: lesson 1's fix names Key strategy, two screens down at 1280x720 with no way
+    there; lesson 2's fix by hand took four steps to work out (lesson 9 says its own)."""
+    workspace = lab(app, "nu39-to-key")
+    workspace.open_lesson("double-click")
+    card = section(page(client, workspace.id, EN), "lesson")
+    assert '<a href="#key-strategy">Key strategy ↓</a>' in card
+    assert 'id="key-strategy"' in page(client, workspace.id, EN)
+    workspace.open_lesson("lost-response")
+    card = section(page(client, workspace.id, EN), "lesson")
+    assert "#key-strategy" not in card
+    assert (
+        "By hand: press New order, press Lose the response in the Failure lab, then Pay, "
+        "then Retry." in card
+    )
+    assert "Tự tay: bấm Đơn hàng mới, bấm Làm mất phản hồi" in section(
+        page(client, workspace.id, VI), "lesson"
+    )

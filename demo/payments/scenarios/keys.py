@@ -44,7 +44,11 @@ KEYS: tuple[Scenario, ...] = (
             "A new key is a new intent to the server: it charges again. The client could not "
             "know the first attempt had succeeded."
         ),
-        N_("Retry with the same key: the server replays the stored response, charging nothing."),
+        N_(
+            "Retry with the same key: the server replays the stored response, charging "
+            "nothing. By hand: press New order, press Lose the response in the Failure lab, "
+            "then Pay, then Retry."
+        ),
         ("Pay", "Retry with a new key"),
         settings={"fault": "lose_response"},
         fix={"fault": "lose_response"},
