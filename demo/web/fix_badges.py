@@ -23,7 +23,11 @@ FIX_BADGES: dict[str, tuple[str, str]] = {
     "duplicate-job": (N_("fix OFF: no dedup"), N_("fix ON: dedup")),
     "at-most-once": (N_("fix OFF: at-most-once"), N_("fix ON: at-least-once + dedup")),
     "outbox": (N_("fix OFF: e-mail sent inline"), N_("fix ON: an outbox")),
-    "delivery-semantics": (N_("fix OFF: no dedup"), N_("fix ON: an idempotent consumer")),
+    # The simulator's Mode is the fix, not the queue's Dedup switch (run AD ticked that).
+    "delivery-semantics": (
+        N_("fix OFF: the simulator's Mode, at-least-once"),
+        N_("fix ON: an idempotent consumer"),
+    ),
     "poison-message": (N_("fix OFF: 10 attempts"), N_("fix ON: 3 attempts")),
 }
 

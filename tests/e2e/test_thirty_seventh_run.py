@@ -43,7 +43,7 @@ def test_the_simulator_lesson_follows_the_mode_chosen(page: Page, live_server: A
     page.goto(page.url + "?lesson=delivery-semantics")
     card = page.locator("#lesson")
     badge, undo = card.locator(".fix-state"), card.locator("li.undo-first")
-    expect(badge).to_have_text("fix OFF: no dedup")
+    expect(badge).to_have_text("fix OFF: the simulator's Mode, at-least-once")  # run AD
     expect(undo).to_be_hidden()
     page.select_option("#sim-mode", "idempotent")
     expect(badge).to_have_text("fix ON: an idempotent consumer (set by hand)")
