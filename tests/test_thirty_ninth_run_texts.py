@@ -192,3 +192,21 @@ def test_lesson_1_links_to_key_strategy_and_lesson_2_says_how_by_hand(
     assert "Tự tay: bấm Đơn hàng mới, bấm Làm mất phản hồi" in section(
         page(client, workspace.id, VI), "lesson"
     )
+
+
+def test_a_scenario_left_from_an_achieved_lesson_says_so(app: Flask, client: FlaskClient) -> None:
+    """Run AD came back to the Retries tab after the queue's chapter: "Scenario: A retry
+    storm during an outage … This scenario is lesson 5 of the path", a scenario it had never
+    opened (its lesson, achieved, had closed since)."""
+    from demo.lessons import LESSONS, Progress
+
+    workspace = lab(app, "nu39-left")
+    workspace.open_lesson("retry-budget")
+    checks = [check.id for check in LESSONS["retry-budget"].checks]
+    workspace.progress["retry-budget"] = Progress(dict.fromkeys(checks, 0.0))
+    said = "Lesson 5 is achieved and no longer open: its case stays here as a scenario"
+    assert said not in client.get("/lab/nu39-left/retries", headers=EN).get_data(as_text=True)
+    workspace.lesson = None  # as the path's end leaves it: the scenario stays open
+    html = client.get("/lab/nu39-left/retries", headers=EN).get_data(as_text=True)
+    assert "This scenario is lesson 5 of the path" in html
+    assert said in html
