@@ -210,3 +210,11 @@ def test_a_scenario_left_from_an_achieved_lesson_says_so(app: Flask, client: Fla
     html = client.get("/lab/nu39-left/retries", headers=EN).get_data(as_text=True)
     assert "This scenario is lesson 5 of the path" in html
     assert said in html
+
+
+def test_the_export_says_what_starts_the_lab_afresh(app: Flask, client: FlaskClient) -> None:
+    """Run AD exported right after Apply the fix, and got a history with no request."""
+    lab(app, "nu39-export")
+    history = section(page(client, "nu39-export", EN), "history")
+    assert "Apply the fix, Reset, and opening a lesson or scenario start the lab afresh" in history
+    assert "hãy xuất trước đó" in section(page(client, "nu39-export", VI), "history")
