@@ -41,6 +41,7 @@ def test_at_phone_width_the_operations_table_stacks_each_row(
     try:
         lab_id = f"e2e-nu38-ops-{secrets.token_hex(4)}"
         page.goto(f"{live_server.url}/lab/{lab_id}/natural?lesson=which-are-natural")
+        expect(page.locator("#offer")).to_have_count(0)  # the link's POST done
         page.locator("[data-retry-all]").click()
         verdict = page.locator('tr[data-operation="add_balance"] td.verdict')
         expect(verdict).to_contain_text("needs a dedup record")
@@ -66,6 +67,7 @@ def test_at_phone_width_step_mode_keeps_the_lanes_marks_in_sight(
     try:
         lab_id = f"e2e-nu38-step-{secrets.token_hex(4)}"
         page.goto(f"{live_server.url}/lab/{lab_id}?lesson=slow-motion")
+        expect(page.locator("#offer")).to_have_count(0)  # the link's POST done
         page.get_by_role("button", name="Double-submit", exact=True).click()
         code = page.locator("#step pre.code")
         marks = code.locator(".chip")
@@ -99,6 +101,7 @@ def test_at_phone_width_a_lessons_tick_stays_beside_its_number(
         lesson = LESSONS["duplicate-job"]
         lab.progress[lesson.name] = Progress(met_at={c.id: 0.0 for c in lesson.checks})
         page.goto(f"{live_server.url}/lab/{lab_id}/queue?lesson=outbox")
+        expect(page.locator("#offer")).to_have_count(0)  # the link's POST done
         number = page.locator(".path li.done .n").first
         expect(number).to_contain_text("2")
         tops = number.evaluate(

@@ -41,6 +41,7 @@ def test_the_simulator_lesson_follows_the_mode_chosen(page: Page, live_server: A
 
     page.goto(f"{live_server.url}/lab/e2e-nu37s-{secrets.token_hex(4)}/queue")
     page.goto(page.url + "?lesson=delivery-semantics")
+    expect(page.locator("#offer")).to_have_count(0)  # the link's POST done
     card = page.locator("#lesson")
     badge, undo = card.locator(".fix-state"), card.locator("li.undo-first")
     expect(badge).to_have_text("fix OFF: the simulator's Mode, at-least-once")  # run AD

@@ -17,6 +17,7 @@ def test_a_storm_that_achieves_the_lesson_points_to_it(browser: Browser, live_se
     screen and left "Lesson achieved" above it, unseen."""
     page = projector(browser, "en")
     page.goto(f"{live_server.url}/lab/e2e-nu28s-{secrets.token_hex(4)}/retries?lesson=jitter")
+    expect(page.locator("#offer")).to_have_count(0)  # the link's POST done
     card = page.locator("#lesson")
     pointer = page.locator("#to-achieved")
     card.get_by_role("button", name="Storm", exact=True).click()
@@ -40,6 +41,7 @@ def test_a_lane_that_ran_to_its_end_says_so_in_its_buttons_room(
     """Lesson 5, Run A to the end while B is paused: lane A kept an empty row beside its "A"
     where its buttons had been (kept so that B's buttons stay put)."""
     page.goto(f"{live_server.url}/lab/e2e-nu28l-{secrets.token_hex(4)}?lesson=slow-motion")
+    expect(page.locator("#offer")).to_have_count(0)  # the link's POST done
     page.locator("#lesson").get_by_role("button", name="Next step").click()
     expect(page.locator("[data-step-label=A]")).to_be_enabled()
     expect(page.locator("[data-step-label=B]")).to_be_enabled()
@@ -80,6 +82,7 @@ def test_the_pointer_to_the_answer_leaves_the_stepped_code_uncovered(
     lane shows its own answer."""
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{live_server.url}/lab/e2e-nu28p-{secrets.token_hex(4)}?lesson=slow-motion")
+    expect(page.locator("#offer")).to_have_count(0)  # the link's POST done
     page.locator("#lesson").get_by_role("button", name="Next step").click()
     expect(page.locator("[data-step-label=A]")).to_be_enabled()
     page.get_by_role("button", name="Run A to the end").click()
@@ -108,6 +111,7 @@ def test_lesson_10s_fix_stays_on_screen_with_a_hint_shown(
     the screen's bottom edge (the hint list's own 1em margins)."""
     page = projector(browser, "en")
     page.goto(f"{live_server.url}/lab/e2e-nu28h-{secrets.token_hex(4)}?lesson=email-once")
+    expect(page.locator("#offer")).to_have_count(0)  # the link's POST done
     card = page.locator("#lesson")
     card.get_by_role("button", name="Show a hint").click()
     expect(card.locator(".hints li")).to_have_count(1)
@@ -124,6 +128,7 @@ def test_a_charge_under_the_forms_key_is_no_charge_under_another(
     has no record of it, though the order has a charge (made under another key, or none)",
     though both charges were made under this very key (the record is saved later)."""
     page.goto(f"{live_server.url}/lab/e2e-nu28u-{secrets.token_hex(4)}?lesson=slow-motion")
+    expect(page.locator("#offer")).to_have_count(0)  # the link's POST done
     page.locator("#lesson").get_by_role("button", name="Next step").click()  # Double-submit
     for _ in range(3):
         expect(page.locator("[data-step-label=A]")).to_be_enabled()
@@ -158,6 +163,7 @@ def test_the_queue_cards_next_step_asks_before_leaving_a_lesson_just_achieved(
     """Queue lesson 2, achieved: Next step, clicked 2 s later, went straight on to lesson 3,
     while the README (and the other labs' cards) ask first within 10 s."""
     page.goto(f"{live_server.url}/lab/e2e-nu28n-{secrets.token_hex(4)}/queue?lesson=redelivery")
+    expect(page.locator("#offer")).to_have_count(0)  # the link's POST done
     card = page.locator("#lesson")
     card.get_by_role("button", name="Run the steps").click()
     expect(card.locator(".checks li").first).to_have_class("met")

@@ -16,6 +16,7 @@ def test_the_operations_badge_follows_dedup_ticked_by_hand(page: Page, live_serv
     """Operations lesson 1: with Dedup ticked by hand the badge kept "fix OFF: no dedup"
     over a lesson achieved with it."""
     page.goto(f"{live_server.url}/lab/e2e-nu29b-{secrets.token_hex(4)}/natural?lesson=set-vs-add")
+    expect(page.locator("#offer")).to_have_count(0)  # the link's POST done
     badge = page.locator("#natural-lesson .fix-state")
     expect(badge).to_have_text("fix OFF: no dedup")
     page.locator("#ops-dedup").check()
@@ -40,6 +41,7 @@ def test_a_queue_lesson_achieved_earlier_asks_after_its_last_step_shown_again(
     lab.queue.play("redelivery", fixed=True)
     assert "redelivery" in lab.achieved()
     page.goto(f"{live_server.url}/lab/{lab_id}/queue?lesson=redelivery")
+    expect(page.locator("#offer")).to_have_count(0)  # the link's POST done
     card = page.locator("#lesson")
     expect(card.locator(".achieved")).to_be_visible()
     for n in range(1, 5):
@@ -133,6 +135,7 @@ def test_a_second_tabs_scenario_menu_follows_a_lesson_opened_elsewhere(
     tab_b.goto(f"{url}/natural")
     expect(tab_b.locator("#scenario-select")).to_have_value("none")
     tab_a.goto(f"{url}/natural?lesson=set-vs-add")
+    expect(tab_a.locator("#offer")).to_have_count(0)  # the link's POST done
     expect(tab_a.locator("#natural-lesson")).to_have_attribute("data-lesson", "set-vs-add")
     # The poll brings another case than this page showed: the lab started afresh, and the
     # page loads again to say so (js/panels.js). Waited for, not raced: on a loaded machine

@@ -40,6 +40,7 @@ def test_a_reset_after_the_first_check_points_at_the_fix(
     expect(page.locator("#lesson .checks li").first).to_have_class("met")
     other = page.context.new_page()
     other.goto(f"{live_server.url}/lab/{lab_id}?lesson=race")
+    expect(other.locator("#offer")).to_have_count(0)  # the link's POST done
     other.get_by_role("button", name="Reset", exact=True).click()
     expect(other.locator("#explain .headline")).to_have_text("Nothing sent yet")
     page.evaluate("htmx.trigger(document.body, 'lab-refresh')")  # the panels' poll
@@ -65,6 +66,7 @@ def test_an_achieved_operations_lesson_shows_its_way_on(
     done" link took four lines in Vietnamese, cut at the bottom edge."""
     page = projector(browser, lang)
     page.goto(f"{live_server.url}/lab/e2e-nu27o-{secrets.token_hex(4)}/natural?lesson={lesson}")
+    expect(page.locator("#offer")).to_have_count(0)  # the link's POST done
     card = page.locator("#natural-lesson")
     for _ in range(8):  # Next step: the steps, the fix, the steps again
         if card.locator(".achieved").count():
@@ -127,6 +129,7 @@ def test_the_queue_clock_is_on_the_first_screen(
     y=726 at 1280x720, under the Work button's hint."""
     page = projector(browser, lang)
     page.goto(f"{live_server.url}/lab/e2e-nu27q-{secrets.token_hex(4)}/queue?lesson=redelivery")
+    expect(page.locator("#offer")).to_have_count(0)  # the link's POST done
     expect(page.locator("#work")).to_be_in_viewport(ratio=1)
     expect(page.locator("#clock-31")).to_be_in_viewport(ratio=1)
     page.context.close()
