@@ -27,9 +27,8 @@ def test_lesson_3s_second_case_sends_the_new_orders_first_request_with_pay() -> 
     assert scenario.clicks(True) == ("Pay", "New order", "Pay")
     steps = " ".join(scenario.steps_for(True))
     assert "Change amount" not in steps and "resend" not in steps
-    assert (
-        scenario.fix_text
-        == "A different intent gets a new key: Pay, then New order, then Pay again."
+    assert scenario.fix_text.startswith(
+        "A different intent gets a new key: Pay, then New order, then Pay again"
     )
     for text in (*scenario.steps_for(True), scenario.fix_text, scenario.goal_for(True, "")):
         translated = VI_CATALOGUE.gettext(text)

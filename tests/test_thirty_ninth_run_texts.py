@@ -218,3 +218,14 @@ def test_the_export_says_what_starts_the_lab_afresh(app: Flask, client: FlaskCli
     history = section(page(client, "nu39-export", EN), "history")
     assert "Apply the fix, Reset, and opening a lesson or scenario start the lab afresh" in history
     assert "hãy xuất trước đó" in section(page(client, "nu39-export", VI), "history")
+
+
+def test_lesson_3s_second_case_says_it_wants_an_empty_lab() -> None:
+    """Run AE did lesson 3's second case by hand after the first: its Pay, on the order
+    whose key held the first case's record (and with the amount + 1,000 still in the form),
+    got the first case's 409 again."""
+    from demo.payments.scenarios import SCENARIOS
+
+    text = SCENARIOS["key-reuse"].fix_text
+    assert "in an empty lab (Try the second case empties it" in text
+    assert "this order's key still holds the first case's record" in text

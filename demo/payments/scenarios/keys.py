@@ -83,7 +83,11 @@ KEYS: tuple[Scenario, ...] = (
             "The fingerprint of the new body differs from the stored one. The server answers "
             "409 and charges nothing: replaying the old charge for a new amount would be a lie."
         ),
-        N_("A different intent gets a new key: Pay, then New order, then Pay again."),
+        N_(
+            "A different intent gets a new key: Pay, then New order, then Pay again, in an "
+            "empty lab (Try the second case empties it; here, this order's key still holds "
+            "the first case's record)."
+        ),
         ("Pay", "Change amount"),
         fix_script=("Pay", "New order", "Pay"),
         fix_steps=(
