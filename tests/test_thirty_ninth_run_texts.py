@@ -229,3 +229,18 @@ def test_lesson_3s_second_case_says_it_wants_an_empty_lab() -> None:
     text = SCENARIOS["key-reuse"].fix_text
     assert "in an empty lab (Try the second case empties it" in text
     assert "this order's key still holds the first case's record" in text
+
+
+@pytest.mark.parametrize(
+    ("name", "control"),
+    [
+        ("multi-instance", "(Store: shared, in the Failure lab)"),
+        ("email-once", "(Receipt e-mail: outbox, in the Failure lab)"),
+    ],
+)
+def test_lessons_8_and_10_name_the_control_of_their_fix(name: str, control: str) -> None:
+    """Run AE set lessons 8 and 10's fix by hand and searched the Failure lab's lists:
+    lessons 1 and 6 named their control, these two did not."""
+    from demo.payments.scenarios import SCENARIOS
+
+    assert SCENARIOS[name].fix_text.endswith(control + ".")

@@ -111,7 +111,10 @@ PRODUCTION: tuple[Scenario, ...] = (
             "instance. (The instances live in one process here; the lab says which one served "
             "each request.)"
         ),
-        N_("Share one store between the instances (like Redis or a database table)."),
+        N_(
+            "Share one store between the instances, like Redis or a database table (Store: "
+            "shared, in the Failure lab)."
+        ),
         ("Pay", "Retry"),
         settings={"instances": 2, "store_scope": "per_instance"},
         fix={"instances": 2, "store_scope": "shared"},
@@ -224,7 +227,8 @@ PRODUCTION: tuple[Scenario, ...] = (
         ),
         N_(
             "Write the e-mail to an outbox in the same atomic step as the idempotency record, "
-            "and send it once per key (email_sent(key))."
+            "and send it once per key, email_sent(key) (Receipt e-mail: outbox, in the "
+            "Failure lab)."
         ),
         ("Pay", "Retry"),
         settings=dict(fault="crash_after_charge", recovery="downstream_key", email="inline"),
