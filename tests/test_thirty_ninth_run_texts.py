@@ -44,7 +44,7 @@ def test_lesson_2_achieved_by_pressing_retry_says_the_fix_is_on(
     pay(client, the_lab.id, action="Retry")
     card = section(page(client, the_lab.id, EN), "lesson")
     assert "Lesson achieved" in card
-    assert "fix ON: the same key (set by hand)" in card
+    assert "fix ON: Retry with the same key (set by hand)" in card  # run AE: what was done
     assert "fix OFF" not in card
 
 

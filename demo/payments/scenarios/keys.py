@@ -52,7 +52,7 @@ KEYS: tuple[Scenario, ...] = (
         ("Pay", "Retry with a new key"),
         settings={"fault": "lose_response"},
         fix={"fault": "lose_response"},
-        fix_badges=(N_("fix OFF: Retry with a new key"), N_("fix ON: the same key")),
+        fix_badges=(N_("fix OFF: Retry with a new key"), N_("fix ON: Retry with the same key")),
         fix_script=("Pay", "Retry"),
         fix_steps=(
             N_("Press Pay: the server charges and saves, then the response is lost."),
