@@ -244,3 +244,23 @@ def test_lessons_8_and_10_name_the_control_of_their_fix(name: str, control: str)
     from demo.payments.scenarios import SCENARIOS
 
     assert SCENARIOS[name].fix_text.endswith(control + ".")
+
+
+def test_the_operations_strip_leads_on_as_the_card_does(app: Flask, client: FlaskClient) -> None:
+    """Run AE, the operations chapter done: the strip said "Back to the payment lab's
+    lessons →" while the card's main button said "Next chapter: Retries →"."""
+    import re
+
+    from demo.lessons import LESSONS
+
+    workspace = lab(app, "nu39-strip")
+    for name, lesson in LESSONS.items():
+        if lesson.lab == "natural":
+            workspace.open_lesson(name)
+            for check in lesson.checks:
+                workspace.progress.get(name).met_at[check.id] = 1.0
+    html = client.get("/lab/nu39-strip/natural", headers=EN).get_data(as_text=True)
+    strip = re.search(r'<p class="chapter-done"[^>]*>(.*?)</p>', html, re.S)
+    assert strip and "Chapter done: every operations lesson is achieved." in strip.group(1)
+    assert "Next chapter: Retries →" in strip.group(1)
+    assert "Back to the payment lab" not in strip.group(1)
