@@ -204,7 +204,7 @@ def test_a_scenario_left_from_an_achieved_lesson_says_so(app: Flask, client: Fla
     workspace.open_lesson("retry-budget")
     checks = [check.id for check in LESSONS["retry-budget"].checks]
     workspace.progress["retry-budget"] = Progress(dict.fromkeys(checks, 0.0))
-    said = "Lesson 5 is achieved and no longer open: its case stays here as a scenario"
+    said = "Lesson 5 is achieved, and this card is its case as a scenario (opened from the menu"
     assert said not in client.get("/lab/nu39-left/retries", headers=EN).get_data(as_text=True)
     workspace.lesson = None  # as the path's end leaves it: the scenario stays open
     html = client.get("/lab/nu39-left/retries", headers=EN).get_data(as_text=True)
