@@ -264,3 +264,16 @@ def test_the_operations_strip_leads_on_as_the_card_does(app: Flask, client: Flas
     assert strip and "Chapter done: every operations lesson is achieved." in strip.group(1)
     assert "Next chapter: Retries →" in strip.group(1)
     assert "Back to the payment lab" not in strip.group(1)
+
+
+def test_the_storms_tick_is_explained(client: FlaskClient) -> None:
+    """Run AE, retries lesson 4: "full_jitter · 804 calls ✓" and "equal_jitter · 804 calls
+    ✓", with no word of what the mark meant."""
+    from test_retries_page import HTMX, storm_form
+
+    html = client.post("/lab/nu39-storm/retries/storm", data=storm_form(), headers=HTMX).text
+    assert "✓: the fewest calls of these strategies (a tie marks each)." in html
+    one = client.post(
+        "/lab/nu39-storm/retries/storm", data=storm_form(strategy="full_jitter"), headers=HTMX
+    ).text
+    assert "the fewest calls of these strategies" not in one  # one panel: nothing to compare
