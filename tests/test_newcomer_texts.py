@@ -126,7 +126,7 @@ def test_a_defence_at_work_is_framed_as_what_protects_you(
         assert "Why it goes wrong without the fix" not in card and "The fix:" not in card
         vi = section(page(client, the_lab.id, VI), "lesson")
         assert "Điều gì bảo vệ bạn:" in vi and "đã sửa" not in vi
-    assert "Try the second case" not in card and "Back to the first case" in card
+    assert ">Try the second case<" not in card and "Back to the first case" in card
 
 
 def test_a_bug_with_a_fix_keeps_its_fix_framing(app: Flask, client: FlaskClient) -> None:

@@ -227,8 +227,8 @@ def test_lesson_3s_second_case_says_it_wants_an_empty_lab() -> None:
     from demo.payments.scenarios import SCENARIOS
 
     text = SCENARIOS["key-reuse"].fix_text
-    assert "in an empty lab (Try the second case empties it" in text
-    assert "this order's key still holds the first case's record" in text
+    assert "in an empty lab: Try the second case empties it" in text
+    assert "this order's key still holds that case's record" in text
 
 
 @pytest.mark.parametrize(

@@ -85,8 +85,8 @@ KEYS: tuple[Scenario, ...] = (
         ),
         N_(
             "A different intent gets a new key: Pay, then New order, then Pay again, in an "
-            "empty lab (Try the second case empties it; here, this order's key still holds "
-            "the first case's record)."
+            "empty lab: Try the second case empties it (by hand after the first case, this "
+            "order's key still holds that case's record)."
         ),
         ("Pay", "Change amount"),
         fix_script=("Pay", "New order", "Pay"),
