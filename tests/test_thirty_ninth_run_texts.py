@@ -277,3 +277,20 @@ def test_the_storms_tick_is_explained(client: FlaskClient) -> None:
         "/lab/nu39-storm/retries/storm", data=storm_form(strategy="full_jitter"), headers=HTMX
     ).text
     assert "the fewest calls of these strategies" not in one  # one panel: nothing to compare
+
+
+def test_operations_fix_before_the_case_leads_back_to_the_case(
+    app: Flask, client: FlaskClient
+) -> None:
+    """Run AF, operations lesson 3: Apply the fix before the case, then its run: "as
+    expected", no check ticked, and Next step ran the fix again and again."""
+    workspace = lab(app, "nu39-ops-order")
+    workspace.open_lesson("lost-update")
+    workspace.apply_scenario("lost-update", fixed=True, lab="natural")
+    ran = client.post(
+        "/lab/nu39-ops-order/natural/api/delayed-duplicate", json={"conditional": True}
+    )
+    assert ran.status_code == 200
+    html = client.get("/lab/nu39-ops-order/natural", headers=EN).get_data(as_text=True)
+    assert "The checks count in order: the first is not met yet" in html
+    assert "data-case-afresh" in html and "data-fix-afresh" not in html
