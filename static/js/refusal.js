@@ -65,6 +65,9 @@ export function refuse(key) {
   const nothing = document.createElement("p");
   nothing.textContent = t("refused_nothing_sent");
   const mode = explain.querySelector(".mode"); // the settings line stays true
+  // Not its line on the last request's missing key: this press sent nothing (run AF).
+  const keyless = mode ? mode.querySelector(".keyless") : null;
+  if (keyless) keyless.remove();
   explain.replaceChildren(...[headline, reason, nothing].concat(mode ? [mode] : []));
   explain.className = "card explain tone-conflict";
   explain.dataset.refused = "true";

@@ -125,3 +125,26 @@ def test_the_instructor_views_numbers_share_one_row(browser: Browser, live_serve
         assert chapter and 0 < chapter["y"] - (first["y"] + first["height"]) <= 24
     finally:
         context.close()
+
+
+def test_a_refused_key_drops_the_last_requests_keyless_line(
+    browser: Browser, live_server: Any
+) -> None:
+    """Run AF: a keyless Pay, then the key "к" refused by the client: "NOT SENT" stood over
+    "The lock is per key: a request with no key has nothing to lock", of the Pay before."""
+    context = browser.new_context(viewport=PROJECTOR)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/lab/e2e-nu39-refused-{secrets.token_hex(4)}")
+        page.locator("#key-strategy").select_option("none")
+        page.get_by_role("button", name="Pay", exact=True).click()
+        explain = page.locator("#explain")
+        expect(explain.locator(".keyless")).to_be_visible()
+        page.locator("#key-strategy").select_option("stable")
+        page.locator("#idempotency-key").fill("к")
+        page.get_by_role("button", name="Pay", exact=True).click()
+        expect(explain.locator(".headline")).to_have_text("NOT SENT — the client refused the key")
+        expect(explain.locator(".keyless")).to_have_count(0)
+        expect(explain.locator(".mode")).to_be_visible()
+    finally:
+        context.close()
