@@ -46,6 +46,9 @@ def test_lesson_2_achieved_by_pressing_retry_says_the_fix_is_on(
     assert "Lesson achieved" in card
     assert "fix ON: Retry with the same key (set by hand)" in card  # run AE: what was done
     assert "fix OFF" not in card
+    # Run AF: the steps under that badge, the fix's, not "Press “Retry with a new key”".
+    assert "Press Retry: the same key again." in card
+    assert "Press “Retry with a new key”" not in card
 
 
 def test_the_retry_policy_says_its_strategy_is_not_the_storms(
